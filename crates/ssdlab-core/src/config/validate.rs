@@ -1,0 +1,301 @@
+//! Validation of a [`DriveConfig`]: every problem, with its TOML path, the value given and what is allowed.
+
+use super::{DriveConfig, LinkKind};
+use std::fmt;
+
+/// One thing wrong with a drive config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// TOML path, e.g. `nand.tR_us`.
+    pub path: String,
+    /// What is wrong and what is allowed.
+    pub message: String,
+    /// The value given, as text ("" when there is none).
+    pub value: String,
+}
+
+/// A drive config that cannot be used; lists every problem found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigError {
+    pub problems: Vec<Problem>,
+}
+
+impl ConfigError {
+    pub(crate) fn single(path: &str, message: &str, value: &str) -> Self {
+        ConfigError {
+            problems: vec![Problem {
+                path: path.into(),
+                message: message.into(),
+                value: value.into(),
+            }],
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            match (p.path.is_empty(), p.value.is_empty()) {
+                (false, false) => write!(f, "{}: {} (got {})", p.path, p.message, p.value)?,
+                (false, true) => write!(f, "{}: {}", p.path, p.message)?,
+                (true, false) => write!(f, "{} ({})", p.message, p.value)?,
+                (true, true) => write!(f, "{}", p.message)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Set `path` (dotted TOML path of an existing key) to `value`, keeping the key's type.
+pub(crate) fn apply_override(
+    doc: &mut toml::Table,
+    path: &str,
+    value: &str,
+) -> Result<(), ConfigError> {
+    let bad = |msg: &str| ConfigError::single(path, msg, value);
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let last = parts
+        .pop()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad("empty parameter path"))?;
+    let mut table = doc;
+    for (i, part) in parts.iter().enumerate() {
+        table = match table.get_mut(*part) {
+            Some(toml::Value::Table(t)) => t,
+            _ => {
+                return Err(bad(&format!(
+                    "no section `{}` in the drive config",
+                    parts[..=i].join(".")
+                )))
+            }
+        };
+    }
+    let old = table.get(last).ok_or_else(|| {
+        let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
+        bad(&format!(
+            "unknown parameter; this section has: {}",
+            keys.join(", ")
+        ))
+    })?;
+    let new = match old {
+        toml::Value::String(_) => toml::Value::String(value.to_string()),
+        toml::Value::Integer(_) => value
+            .parse::<i64>()
+            .map(toml::Value::Integer)
+            .map_err(|_| bad("expected an integer"))?,
+        toml::Value::Float(_) => value
+            .parse::<f64>()
+            .map(toml::Value::Float)
+            .map_err(|_| bad("expected a number"))?,
+        toml::Value::Boolean(_) => match value {
+            "true" => toml::Value::Boolean(true),
+            "false" => toml::Value::Boolean(false),
+            _ => return Err(bad("expected true or false")),
+        },
+        _ => {
+            return Err(bad(
+                "this parameter is a section or list; set one of its keys instead",
+            ))
+        }
+    };
+    table.insert(last.to_string(), new);
+    Ok(())
+}
+
+struct Checker(Vec<Problem>);
+
+impl Checker {
+    fn check(&mut self, ok: bool, path: &str, message: &str, value: impl fmt::Display) {
+        if !ok {
+            self.0.push(Problem {
+                path: path.into(),
+                message: message.into(),
+                value: value.to_string(),
+            });
+        }
+    }
+    fn range_u(&mut self, path: &str, v: u64, lo: u64, hi: u64) {
+        self.check(
+            (lo..=hi).contains(&v),
+            path,
+            &format!("must be {lo}..={hi}"),
+            v,
+        );
+    }
+    fn range_f(&mut self, path: &str, v: f64, lo: f64, hi: f64) {
+        self.check(
+            v.is_finite() && v >= lo && v <= hi,
+            path,
+            &format!("must be {lo}..={hi}"),
+            v,
+        );
+    }
+}
+
+impl DriveConfig {
+    /// Check every field against its allowed range; report all problems at once.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut c = Checker(Vec::new());
+        let l = &self.link;
+        match l.kind {
+            LinkKind::Pcie => {
+                c.range_u("link.gen", l.gen.into(), 1, 4);
+                c.check(
+                    [1, 2, 4, 8, 16].contains(&l.lanes),
+                    "link.lanes",
+                    "must be 1, 2, 4, 8 or 16",
+                    l.lanes,
+                );
+                c.check(
+                    [128, 256, 512, 1024, 2048, 4096].contains(&l.max_payload_bytes),
+                    "link.max_payload_bytes",
+                    "must be a PCIe max payload size: 128, 256, 512, 1024, 2048 or 4096",
+                    l.max_payload_bytes,
+                );
+            }
+            LinkKind::Sata => {
+                c.check(
+                    l.gen == 3,
+                    "link.gen",
+                    "SATA is modelled at revision 3 (6 Gb/s)",
+                    l.gen,
+                );
+                c.check(l.lanes == 1, "link.lanes", "SATA has one lane", l.lanes);
+                c.range_u(
+                    "link.max_payload_bytes",
+                    l.max_payload_bytes.into(),
+                    512,
+                    8192,
+                );
+                c.range_u("link.queue_depth_limit", l.queue_depth_limit.into(), 1, 32);
+            }
+        }
+        c.range_u(
+            "link.frame_overhead_bytes",
+            l.frame_overhead_bytes.into(),
+            0,
+            256,
+        );
+        c.range_f(
+            "link.flow_control_overhead_pct",
+            l.flow_control_overhead_pct,
+            0.0,
+            50.0,
+        );
+        c.range_u("link.latency_ns", l.latency_ns, 0, 100_000);
+        c.range_u(
+            "link.queue_depth_limit",
+            l.queue_depth_limit.into(),
+            1,
+            65_536,
+        );
+
+        let ctl = &self.controller;
+        c.range_u("controller.cores", ctl.cores.into(), 1, 64);
+        c.range_u(
+            "controller.read_overhead_ns",
+            ctl.read_overhead_ns,
+            0,
+            1_000_000,
+        );
+        c.range_u(
+            "controller.write_overhead_ns",
+            ctl.write_overhead_ns,
+            0,
+            1_000_000,
+        );
+        c.range_u(
+            "controller.map_cache.lookup_ns",
+            ctl.map_cache.lookup_ns,
+            0,
+            1_000_000,
+        );
+
+        let n = &self.nand;
+        c.range_u("nand.channels", n.channels.into(), 1, 64);
+        c.range_u("nand.dies_per_channel", n.dies_per_channel.into(), 1, 64);
+        c.range_u("nand.planes_per_die", n.planes_per_die.into(), 1, 8);
+        c.range_u(
+            "nand.blocks_per_plane",
+            n.blocks_per_plane.into(),
+            4,
+            1 << 20,
+        );
+        c.range_u("nand.pages_per_block", n.pages_per_block.into(), 1, 1 << 14);
+        c.check(
+            [4, 8, 16, 32].contains(&n.page_size_kib),
+            "nand.page_size_kib",
+            "must be 4, 8, 16 or 32",
+            n.page_size_kib,
+        );
+        let ppp = if n.one_shot_program {
+            n.cell.bits_per_cell()
+        } else {
+            1
+        };
+        c.check(
+            n.pages_per_block % ppp == 0,
+            "nand.pages_per_block",
+            &format!("must be a multiple of the {ppp} pages of a one-shot program"),
+            n.pages_per_block,
+        );
+        c.range_f("nand.tR_us", n.tR_us, 1.0, 10_000.0);
+        c.range_f("nand.tPROG_us", n.tPROG_us, 10.0, 100_000.0);
+        c.range_f("nand.tBERS_ms", n.tBERS_ms, 0.1, 1_000.0);
+        c.range_u(
+            "nand.command_overhead_ns",
+            n.command_overhead_ns,
+            0,
+            100_000,
+        );
+        c.range_u("nand.bus_mts", n.bus_mts.into(), 10, 10_000);
+
+        let phys_slots = u64::from(n.channels)
+            * u64::from(n.dies_per_channel)
+            * u64::from(n.planes_per_die)
+            * u64::from(n.blocks_per_plane)
+            * u64::from(n.pages_per_block)
+            * u64::from(n.page_size_kib / 4);
+        c.check(
+            phys_slots < u64::from(u32::MAX),
+            "nand",
+            "physical capacity must be under 16 TiB (4 KiB pages addressed by 32 bits)",
+            format!("{} GiB", phys_slots / 262_144),
+        );
+        let f = &self.ftl;
+        c.range_u(
+            "ftl.gc_threshold_free_blocks",
+            f.gc_threshold_free_blocks.into(),
+            1,
+            1024,
+        );
+        let reserve = u64::from(n.channels * n.dies_per_channel)
+            * (u64::from(f.gc_threshold_free_blocks) + 3)
+            * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));
+        let max_gb = phys_slots.saturating_sub(reserve) as f64 * 4096.0 / 1e9;
+        c.check(
+            f.user_capacity_gb > 0.0 && f.user_capacity_gb <= max_gb,
+            "ftl.user_capacity_gb",
+            &format!(
+                "must be above 0 and at most {max_gb:.3} GB (the NAND less {} GC-reserve blocks per die)",
+                f.gc_threshold_free_blocks + 3
+            ),
+            f.user_capacity_gb,
+        );
+        let pu_kib = u64::from(n.planes_per_die * ppp * n.page_size_kib);
+        c.check(
+            ctl.write_buffer_kib >= 2 * pu_kib,
+            "controller.write_buffer_kib",
+            &format!("must hold at least two program units ({} KiB)", 2 * pu_kib),
+            ctl.write_buffer_kib,
+        );
+        if c.0.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems: c.0 })
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Virtual time, the event queue and the seeded random streams.
+//!
+//! Time is integer nanoseconds of simulated time ([`Ns`]); nothing in the engine reads the wall clock.
+//! Events with equal times are ordered by a sequence number, so a run is a pure function of its inputs.
+
+mod queue;
+mod rng;
+
+pub use queue::{Event, EventQueue};
+pub use rng::{stream, Rng};
+
+/// Simulated time in nanoseconds.
+pub type Ns = u64;
+
+pub const NS_PER_US: Ns = 1_000;
+pub const NS_PER_MS: Ns = 1_000_000;
+pub const NS_PER_S: Ns = 1_000_000_000;
+
+/// Time to move `bytes` at `bytes_per_s`, rounded up to a whole nanosecond.
+#[inline]
+pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> Ns {
+    ((u128::from(bytes) * u128::from(NS_PER_S)).div_ceil(u128::from(bytes_per_s))) as Ns
+}
+
+/// Datasheet microseconds (or milliseconds) to integer nanoseconds.
+pub fn us_to_ns(us: f64) -> Ns {
+    (us * 1e3).round() as Ns
+}

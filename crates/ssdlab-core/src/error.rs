@@ -1,0 +1,16 @@
+use crate::config::ConfigError;
+use crate::ftl::FtlError;
+use crate::host::WorkloadError;
+
+/// Why a run did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error(transparent)]
+    Ftl(#[from] FtlError),
+    #[error("cancelled")]
+    Cancelled,
+}

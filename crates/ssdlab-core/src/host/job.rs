@@ -1,0 +1,99 @@
+//! One fio job: where its next IO goes, and whether it is done.
+
+use super::workload::{Rw, Workload};
+use crate::engine::{stream, Ns, Rng, NS_PER_S};
+use rand::RngExt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoKind {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One IO: kind, byte offset on the drive, length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Io {
+    pub kind: IoKind,
+    pub offset: u64,
+    pub len: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Job {
+    rng: Rng,
+    rw: Rw,
+    bs: u64,
+    base: u64,
+    blocks: u64,
+    next_block: u64,
+    rwmixread: u32,
+    io_limit: u64,
+    issued: u64,
+    pub outstanding: u32,
+    pub iodepth: u32,
+    /// Earliest time of the next IO when rate-limited.
+    pub next_issue: Ns,
+    pub issue_interval: Ns,
+    pub issue_pending: bool,
+    pub done: bool,
+}
+
+impl Job {
+    pub fn new(w: &Workload, index: u32, capacity: u64, start: Ns) -> Self {
+        Job {
+            rng: stream(w.seed, u64::from(index)),
+            rw: w.rw,
+            bs: w.bs,
+            base: w.offset,
+            blocks: w.span(capacity) / w.bs,
+            next_block: 0,
+            rwmixread: w.rwmixread,
+            io_limit: w.io_limit(capacity),
+            issued: 0,
+            outstanding: 0,
+            iodepth: w.iodepth,
+            next_issue: start,
+            issue_interval: if w.rate_iops > 0 {
+                NS_PER_S / w.rate_iops
+            } else {
+                0
+            },
+            issue_pending: false,
+            done: false,
+        }
+    }
+
+    /// The next IO; marks the job done once it has moved its `io_limit`.
+    pub fn next_io(&mut self) -> Io {
+        let kind = match self.rw {
+            Rw::Read | Rw::RandRead => IoKind::Read,
+            Rw::Write | Rw::RandWrite => IoKind::Write,
+            Rw::Trim | Rw::RandTrim => IoKind::Trim,
+            Rw::ReadWrite | Rw::RandRw => {
+                if self.rng.random_range(0..100) < self.rwmixread {
+                    IoKind::Read
+                } else {
+                    IoKind::Write
+                }
+            }
+        };
+        let block = if self.rw.is_random() {
+            self.rng.random_range(0..self.blocks)
+        } else {
+            let b = self.next_block;
+            self.next_block = (b + 1) % self.blocks;
+            b
+        };
+        self.issued += self.bs;
+        if self.issued >= self.io_limit {
+            self.done = true;
+        }
+        self.next_issue += self.issue_interval;
+        Io {
+            kind,
+            offset: self.base + block * self.bs,
+            len: self.bs,
+        }
+    }
+}

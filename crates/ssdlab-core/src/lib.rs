@@ -1,0 +1,34 @@
+//! ssdlab-core: a deterministic SSD simulator. No Python here; `ssdlab-py` binds it.
+//!
+//! The pipeline of one host command, each stage a module that talks only to the next:
+//!
+//! ```text
+//! host (workload jobs, NVMe/AHCI queue)            host/
+//!  -> link (PCIe gen x lanes / SATA, per direction)  link/
+//!  -> controller (firmware cores, map cache, write buffer)  controller/
+//!  -> ftl (page map, allocation, GC) emits flash ops  ftl/
+//!  -> nand (die and channel timelines, tR/tPROG/tBERS)  nand/
+//! ```
+//!
+//! Time is integer nanoseconds (`engine::Ns`); randomness comes from named, seeded Xoshiro256++ streams
+//! (`engine::stream`); the same config, workload and seed give the same result bit for bit.
+
+pub mod config;
+pub mod controller;
+pub mod drive;
+pub mod engine;
+mod error;
+pub mod ftl;
+pub mod host;
+pub mod link;
+pub mod nand;
+pub mod stats;
+
+pub use config::{ConfigError, DriveConfig, Problem};
+pub use drive::{Drive, RunResult};
+pub use error::SimError;
+pub use host::{Rw, Workload, WorkloadError};
+pub use stats::{Latency, Series};
+
+/// The crate version, reported with every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

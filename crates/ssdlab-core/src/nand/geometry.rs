@@ -1,0 +1,93 @@
+use crate::config::NandConfig;
+
+/// Physical page number: the index of a 4 KiB slot on the flash.
+///
+/// Layout: `ppn = block * slots_per_block + offset`, blocks numbered die-major
+/// (`block = die * blocks_per_die + b`), and inside a (multi-plane) block
+/// `offset = (page * planes + plane) * slots_per_page + slot`, so consecutive offsets fill
+/// one page index on every plane before the next page index.
+pub type Ppn = u32;
+
+/// The shape of the flash. A "block" here is the multi-plane block (the same block index on every plane of
+/// a die), the unit the FTL allocates, garbage-collects and erases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub channels: u32,
+    pub dies: u32,
+    pub planes: u32,
+    pub blocks_per_die: u32,
+    pub pages_per_block: u32,
+    /// 4 KiB slots per plane page.
+    pub slots_per_page: u32,
+    /// Pages per plane written by one program operation (3 for one-shot TLC).
+    pub pages_per_program: u32,
+    pub page_bytes: u64,
+}
+
+impl Geometry {
+    pub fn new(c: &NandConfig) -> Self {
+        Geometry {
+            channels: c.channels,
+            dies: c.channels * c.dies_per_channel,
+            planes: c.planes_per_die,
+            blocks_per_die: c.blocks_per_plane,
+            pages_per_block: c.pages_per_block,
+            slots_per_page: c.page_size_kib / 4,
+            pages_per_program: if c.one_shot_program {
+                c.cell.bits_per_cell()
+            } else {
+                1
+            },
+            page_bytes: u64::from(c.page_size_kib) * 1024,
+        }
+    }
+
+    /// Dies are striped channel-first: die `d` hangs on channel `d % channels`.
+    #[inline]
+    pub fn channel_of(&self, die: u32) -> u32 {
+        die % self.channels
+    }
+
+    pub fn blocks(&self) -> u32 {
+        self.dies * self.blocks_per_die
+    }
+
+    /// 4 KiB slots in one multi-plane block.
+    pub fn slots_per_block(&self) -> u32 {
+        self.pages_per_block * self.planes * self.slots_per_page
+    }
+
+    /// 4 KiB slots in one program unit (all planes x pages_per_program).
+    pub fn slots_per_program(&self) -> u32 {
+        self.pages_per_program * self.planes * self.slots_per_page
+    }
+
+    pub fn total_slots(&self) -> u64 {
+        u64::from(self.blocks()) * u64::from(self.slots_per_block())
+    }
+
+    #[inline]
+    pub fn die_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_die
+    }
+
+    #[inline]
+    pub fn ppn(&self, block: u32, offset: u32) -> Ppn {
+        block * self.slots_per_block() + offset
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
+        ppn / self.slots_per_block()
+    }
+
+    /// (block, page index within the block, plane) of a slot.
+    #[inline]
+    pub fn locate(&self, ppn: Ppn) -> (u32, u32, u32) {
+        let spb = self.slots_per_block();
+        let block = ppn / spb;
+        let off = ppn % spb;
+        let plane_page = off / self.slots_per_page;
+        (block, plane_page / self.planes, plane_page % self.planes)
+    }
+}

@@ -1,0 +1,97 @@
+//! What a run measured: HDR latency histograms, per-interval series, and IO totals.
+
+mod series;
+
+pub use series::Series;
+
+use crate::engine::Ns;
+use hdrhistogram::Histogram;
+
+/// A latency distribution in nanoseconds (HDR histogram, 3 significant digits, 1 ns .. ~18 min).
+#[derive(Clone, Debug)]
+pub struct Latency {
+    hist: Histogram<u64>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            hist: Histogram::new_with_bounds(1, 1 << 40, 3).expect("valid HDR bounds"),
+        }
+    }
+}
+
+impl Latency {
+    #[inline]
+    pub fn record(&mut self, ns: Ns) {
+        self.hist.saturating_record(ns.max(1));
+    }
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+    pub fn mean_ns(&self) -> f64 {
+        self.hist.mean()
+    }
+    pub fn min_ns(&self) -> u64 {
+        if self.count() == 0 {
+            0
+        } else {
+            self.hist.min()
+        }
+    }
+    pub fn max_ns(&self) -> u64 {
+        self.hist.max()
+    }
+    pub fn stdev_ns(&self) -> f64 {
+        self.hist.stdev()
+    }
+    /// Latency at percentile `p` (0..=100).
+    pub fn percentile_ns(&self, p: f64) -> u64 {
+        self.hist.value_at_quantile(p.clamp(0.0, 100.0) / 100.0)
+    }
+    pub fn add(&mut self, other: &Latency) {
+        self.hist.add(&other.hist).expect("same bounds");
+    }
+}
+
+/// Totals of one direction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DirTotals {
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+/// Everything a run measured after its ramp time.
+#[derive(Clone, Debug)]
+pub struct RunStats {
+    pub measure_start: Ns,
+    pub last_completion: Ns,
+    pub read: DirTotals,
+    pub write: DirTotals,
+    pub trim: DirTotals,
+    pub lat_all: Latency,
+    pub lat_read: Latency,
+    pub lat_write: Latency,
+    pub series: Series,
+}
+
+impl RunStats {
+    pub fn new(measure_start: Ns, interval_ns: Ns) -> Self {
+        RunStats {
+            measure_start,
+            last_completion: measure_start,
+            read: DirTotals::default(),
+            write: DirTotals::default(),
+            trim: DirTotals::default(),
+            lat_all: Latency::default(),
+            lat_read: Latency::default(),
+            lat_write: Latency::default(),
+            series: Series::new(interval_ns),
+        }
+    }
+
+    /// Simulated time from the end of ramp to the last completion.
+    pub fn elapsed_ns(&self) -> Ns {
+        self.last_completion - self.measure_start
+    }
+}
