@@ -1,1 +1,135 @@
-fn main() {}
+//! `make bench`: simulated IOs per wall-second and peak memory of the engine, one scenario per process
+//! (so each peak RSS is its own). Run: `cargo bench -p ssdlab-core --bench engine [-- SCENARIO]`.
+
+use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
+use std::process::Command;
+use std::time::Instant;
+
+const SEC: u64 = 1_000_000_000;
+
+fn drive(overrides: &[(&str, &str)]) -> Drive {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../python/ssdlab/presets/bg4-1tb.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("preset");
+    let o: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Drive::new(DriveConfig::from_toml_str(&text, &o).expect("config")).expect("drive")
+}
+
+/// Run `w` and report simulated IOs per wall-second.
+fn timed(d: &mut Drive, w: &Workload) -> (u64, f64) {
+    let t = Instant::now();
+    let r = d.run(w, &mut |_| true).expect("run");
+    let ios = r.stats.read.ios + r.stats.write.ios;
+    (ios, t.elapsed().as_secs_f64())
+}
+
+fn seq_fill(d: &mut Drive) -> Workload {
+    Workload {
+        rw: Rw::Write,
+        bs: 128 << 10,
+        iodepth: 32,
+        size: d.capacity_bytes(),
+        ..Workload::default()
+    }
+}
+
+fn scenario(name: &str) -> String {
+    match name {
+        "randread" => {
+            let mut d = drive(&[]);
+            let span = 64u64 << 30;
+            timed(
+                &mut d,
+                &Workload {
+                    rw: Rw::Write,
+                    bs: 1 << 20,
+                    iodepth: 8,
+                    size: span,
+                    ..Workload::default()
+                },
+            );
+            let w = Workload {
+                rw: Rw::RandRead,
+                iodepth: 32,
+                size: span,
+                runtime_ns: 30 * SEC,
+                time_based: true,
+                ..Workload::default()
+            };
+            let (ios, s) = timed(&mut d, &w);
+            format!("4 KiB randread QD32, bg4-1tb, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+        }
+        "randwrite" => {
+            // GC steady state needs the drive full and overwritten: bg4-1tb's geometry with 120 blocks per plane (64 GB user).
+            let mut d = drive(&[
+                ("nand.blocks_per_plane", "120"),
+                ("ftl.user_capacity_gb", "64"),
+            ]);
+            let fill = seq_fill(&mut d);
+            timed(&mut d, &fill);
+            let cap = d.capacity_bytes();
+            let w = |io_size| Workload {
+                rw: Rw::RandWrite,
+                iodepth: 32,
+                io_size,
+                ..Workload::default()
+            };
+            timed(&mut d, &w(2 * cap)); // into steady state
+            let t = Instant::now();
+            let r = d.run(&w(cap), &mut |_| true).expect("run");
+            let s = t.elapsed().as_secs_f64();
+            let ios = r.stats.write.ios;
+            format!(
+                "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+                r.counter("waf"),
+                ios as f64 / s / 1e6
+            )
+        }
+        "fill" => {
+            let mut d = drive(&[]);
+            let w = seq_fill(&mut d);
+            let (ios, s) = timed(&mut d, &w);
+            format!("128 KiB sequential fill of bg4-1tb (1024 GB): {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+        }
+        _ => panic!("unknown scenario {name}: randread, randwrite, fill"),
+    }
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
+}
+
+fn main() {
+    if let Ok(name) = std::env::var("SSDLAB_BENCH_SCENARIO") {
+        let line = scenario(&name);
+        println!("{line}; peak RSS {:.0} MiB", peak_rss_mib());
+        return;
+    }
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    for name in ["randread", "randwrite", "fill"] {
+        if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
+            continue;
+        }
+        let exe = std::env::current_exe().expect("own path");
+        let out = Command::new(exe)
+            .env("SSDLAB_BENCH_SCENARIO", name)
+            .output()
+            .expect("run scenario");
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -104,6 +104,9 @@ pub struct Ftl {
     /// The program unit host writes are filling now.
     host_unit: Option<HostUnit>,
     next_die: u32,
+    /// Optional data tag per physical slot, moved with the data by GC: lets tests (and later power-loss
+    /// checks) prove that every LPN reads back what was last written to it.
+    payload: Option<Vec<u64>>,
     pub counters: FtlCounters,
 }
 
@@ -133,9 +136,34 @@ impl Ftl {
             gc_open: vec![None; geo.dies as usize],
             host_unit: None,
             next_die: 0,
+            payload: None,
             counters: FtlCounters::default(),
             geo,
         }
+    }
+
+    /// Track a data tag per physical slot from now on (memory: 8 bytes per slot).
+    pub fn track_payload(&mut self) {
+        self.payload = Some(vec![0; self.geo.total_slots() as usize]);
+    }
+
+    /// Like [`Ftl::write`], recording `tag` as the data written (needs [`Ftl::track_payload`]).
+    pub fn write_tagged(
+        &mut self,
+        lpn: Lpn,
+        tag: u64,
+        ops: &mut Vec<FlashOp>,
+    ) -> Result<Ppn, FtlError> {
+        let ppn = self.write(lpn, ops)?;
+        if let Some(p) = &mut self.payload {
+            p[ppn as usize] = tag;
+        }
+        Ok(ppn)
+    }
+
+    /// The tag last written to `lpn`, wherever GC has moved it (None if unmapped or not tracking).
+    pub fn read_tag(&self, lpn: Lpn) -> Option<u64> {
+        Some(self.payload.as_ref()?[self.lookup(lpn)? as usize])
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -327,7 +355,11 @@ impl Ftl {
             }
         };
         let offset = self.blocks[block as usize].written;
-        self.place(lpn, block, offset);
+        let old = self.lookup(lpn);
+        let new = self.place(lpn, block, offset);
+        if let (Some(p), Some(old)) = (&mut self.payload, old) {
+            p[new as usize] = p[old as usize];
+        }
         let spp = self.geo.slots_per_program();
         if (offset + 1) % spp == 0 {
             ops.push(FlashOp::Program {
@@ -381,3 +413,6 @@ impl Ftl {
         self.free.iter().map(|f| f.len()).sum()
     }
 }
+
+#[cfg(test)]
+mod tests;

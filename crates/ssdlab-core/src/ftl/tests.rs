@@ -1,0 +1,134 @@
+//! FTL invariants as properties: after any mix of writes, TRIMs and the GC they cause,
+//! every LPN maps to at most one valid slot, block valid counts equal the LPNs mapped into them,
+//! and every LPN reads back the tag of its last write.
+
+use super::*;
+use crate::config::{CellType, NandConfig};
+use proptest::prelude::*;
+
+fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64) -> Ftl {
+    let nand = NandConfig {
+        cell: CellType::Tlc,
+        channels: dies,
+        dies_per_channel: 1,
+        planes_per_die: planes,
+        blocks_per_plane: blocks,
+        pages_per_block: pages,
+        page_size_kib: 8,
+        one_shot_program: true,
+        tR_us: 50.0,
+        tPROG_us: 1000.0,
+        tBERS_ms: 3.0,
+        command_overhead_ns: 0,
+        bus_mts: 400,
+        bus_mode: crate::config::BusMode::Sync,
+    };
+    let geo = Geometry::new(&nand);
+    // As DriveConfig::validate allows: over-provisioning of op_pct, and never less than
+    // (gc threshold + 3) blocks per die.
+    let reserve = u64::from(dies) * 5 * u64::from(geo.slots_per_block());
+    let user_slots = ((geo.total_slots() as f64 * (1.0 - op_pct / 100.0)) as u64)
+        .min(geo.total_slots() - reserve);
+    let user_gb = user_slots as f64 * 4096.0 / 1e9;
+    let cfg = FtlConfig {
+        user_capacity_gb: user_gb,
+        gc_policy: GcPolicy::Greedy,
+        gc_threshold_free_blocks: 2,
+    };
+    let mut ftl = Ftl::new(&cfg, geo);
+    ftl.track_payload();
+    ftl
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Write { lpn: u32, len: u32 },
+    Trim { lpn: u32, len: u32 },
+}
+
+fn ops(max_lpn: u32) -> impl Strategy<Value = Vec<Op>> {
+    let op = prop_oneof![
+        8 => (0..max_lpn, 1..64u32).prop_map(|(lpn, len)| Op::Write { lpn, len }),
+        1 => (0..max_lpn, 1..256u32).prop_map(|(lpn, len)| Op::Trim { lpn, len }),
+    ];
+    prop::collection::vec(op, 1..400)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn map_stays_consistent_and_reads_return_the_last_write(script in ops(3000), op_pct in 8.0f64..30.0) {
+        // 4 dies x 32 blocks x 12 pages x 2 planes x 2 slots: small enough that GC runs often.
+        let mut ftl = small_ftl(4, 32, 12, 2, op_pct);
+        let n = ftl.user_lpns();
+        let mut model: Vec<Option<u64>> = vec![None; n as usize];
+        let mut flash_ops = Vec::new();
+        let mut tag = 0u64;
+        // Fill the drive, then overwrite it in a scattered order, so GC is running when the script starts.
+        for i in 0..2 * n {
+            let lpn = if i < n { i } else { (i * 7919) % n };
+            tag += 1;
+            ftl.write_tagged(lpn, tag, &mut flash_ops).unwrap();
+            model[lpn as usize] = Some(tag);
+        }
+        for _ in 0..3 {
+            for op in &script {
+                match *op {
+                    Op::Write { lpn, len } => {
+                        for l in (lpn % n)..((lpn % n) + len).min(n) {
+                            tag += 1;
+                            ftl.write_tagged(l, tag, &mut flash_ops).unwrap();
+                            model[l as usize] = Some(tag);
+                        }
+                    }
+                    Op::Trim { lpn, len } => {
+                        for l in (lpn % n)..((lpn % n) + len).min(n) {
+                            ftl.trim(l);
+                            model[l as usize] = None;
+                        }
+                    }
+                }
+            }
+        }
+        prop_assert!(ftl.counters.gc_blocks_erased > 0, "the script must exercise GC");
+        if let Err(e) = ftl.check_invariants() {
+            prop_assert!(false, "{}", e);
+        }
+        for lpn in 0..n {
+            prop_assert_eq!(ftl.read_tag(lpn), model[lpn as usize], "LPN {}", lpn);
+        }
+        // No two LPNs share a slot.
+        let mut seen = std::collections::HashSet::new();
+        for lpn in 0..n {
+            if let Some(p) = ftl.lookup(lpn) {
+                prop_assert!(seen.insert(p), "slot {} mapped twice", p);
+            }
+        }
+    }
+}
+
+#[test]
+fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
+    let mut ftl = small_ftl(2, 16, 12, 2, 20.0);
+    let n = ftl.user_lpns();
+    let mut ops = Vec::new();
+    for round in 0..5u32 {
+        for lpn in 0..n {
+            ftl.write((lpn * 7 + round) % n, &mut ops).unwrap();
+        }
+    }
+    for op in &ops {
+        if let FlashOp::Program {
+            block,
+            source: Source::Gc,
+            ..
+        } = op
+        {
+            // GC programs only go to blocks that were opened as GC blocks on the same die as their reads.
+            assert!(*block < ftl.geometry().blocks());
+        }
+    }
+    assert!(ftl.counters.gc_blocks_erased > 0);
+    let (_, max, mean) = ftl.erase_counts();
+    assert!(max >= 1 && mean > 0.0);
+}

@@ -1,0 +1,82 @@
+//! Drive configs: presets load, `--set` overrides reach every parameter, bad input lists every problem.
+
+mod common;
+
+use common::*;
+use ssdlab_core::DriveConfig;
+
+#[test]
+fn presets_round_trip_through_their_printed_toml() {
+    for name in ["bg4-1tb", "generic-tlc-dram"] {
+        let cfg = DriveConfig::from_toml_str(&preset_text(name), &[]).unwrap();
+        let again = DriveConfig::from_toml_str(&cfg.to_toml_string(), &[]).unwrap();
+        assert_eq!(cfg, again);
+    }
+}
+
+#[test]
+fn overrides_reach_nested_parameters_and_keep_types() {
+    let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let cfg = DriveConfig::from_toml_str(
+        &preset_text("bg4-1tb"),
+        &[
+            o("nand.tR_us", "61"),
+            o("controller.map_cache.lookup_ns", "250"),
+            o("link.kind", "sata"),
+            o("link.gen", "3"),
+            o("link.lanes", "1"),
+            o("link.max_payload_bytes", "8192"),
+            o("link.queue_depth_limit", "32"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(cfg.nand.tR_us, 61.0);
+    assert_eq!(cfg.controller.map_cache.lookup_ns, 250);
+}
+
+#[test]
+fn a_bad_override_names_the_path_and_value() {
+    let o = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    let text = preset_text("bg4-1tb");
+    let e = DriveConfig::from_toml_str(&text, &o("nand.tR_uss", "61")).unwrap_err();
+    assert_eq!(e.problems[0].path, "nand.tR_uss");
+    assert!(
+        e.to_string().contains("tR_us"),
+        "lists the keys that exist: {e}"
+    );
+    let e = DriveConfig::from_toml_str(&text, &o("nand.channels", "four")).unwrap_err();
+    assert_eq!(
+        (e.problems[0].path.as_str(), e.problems[0].value.as_str()),
+        ("nand.channels", "four")
+    );
+    let e = DriveConfig::from_toml_str(&text, &o("link.kind", "usb")).unwrap_err();
+    assert!(e.to_string().contains("usb"), "{e}");
+}
+
+#[test]
+fn validation_reports_every_problem_with_its_path() {
+    let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let e = DriveConfig::from_toml_str(
+        &preset_text("bg4-1tb"),
+        &[
+            o("nand.channels", "0"),
+            o("link.lanes", "3"),
+            o("ftl.user_capacity_gb", "5000"),
+        ],
+    )
+    .unwrap_err();
+    let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
+    assert!(
+        paths.contains(&"nand.channels")
+            && paths.contains(&"link.lanes")
+            && paths.contains(&"ftl.user_capacity_gb"),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_errors_not_silently_ignored() {
+    let text = preset_text("bg4-1tb").replace("tR_us = ", "tR_uss = ");
+    let e = DriveConfig::from_toml_str(&text, &[]).unwrap_err();
+    assert!(e.to_string().contains("tR_uss"), "{e}");
+}

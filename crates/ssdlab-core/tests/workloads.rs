@@ -1,0 +1,261 @@
+//! Host-side behaviour: limits, rates, queue depths, TRIM, bad input.
+
+mod common;
+
+use common::*;
+use ssdlab_core::{Rw, SimError, Workload};
+
+#[test]
+fn a_job_stops_after_size_bytes_unless_time_based() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::Write,
+            bs: 65536,
+            iodepth: 4,
+            numjobs: 3,
+            size: 64 << 20,
+            ..Workload::default()
+        },
+    );
+    assert_eq!(r.stats.write.bytes, 3 * (64 << 20));
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::Read,
+            bs: 65536,
+            iodepth: 4,
+            size: 64 << 20,
+            runtime_ns: SEC / 10,
+            time_based: true,
+            ..Workload::default()
+        },
+    );
+    assert!(
+        r.stats.read.bytes > 64 << 20,
+        "time_based loops over the region"
+    );
+    let ms = r.stats.elapsed_ns() as f64 / 1e6;
+    assert!((100.0..101.0).contains(&ms), "runtime honoured: {ms} ms");
+}
+
+#[test]
+fn rate_iops_paces_an_open_loop_job() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::RandRead,
+            iodepth: 8,
+            size: 1 << 30,
+            rate_iops: 5000,
+            runtime_ns: SEC,
+            time_based: true,
+            ..Workload::default()
+        },
+    );
+    assert!((r.iops() - 5000.0).abs() < 10.0, "{}", r.iops());
+}
+
+#[test]
+fn thinktime_spaces_the_ios_of_a_slot() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    d.idle(SEC);
+    let busy = run(
+        &mut d,
+        Workload {
+            rw: Rw::RandRead,
+            size: 1 << 30,
+            io_size: 4 << 20,
+            ..Workload::default()
+        },
+    );
+    let idle = run(
+        &mut d,
+        Workload {
+            rw: Rw::RandRead,
+            size: 1 << 30,
+            io_size: 4 << 20,
+            thinktime_ns: 100_000,
+            ..Workload::default()
+        },
+    );
+    let per_io_busy = busy.stats.elapsed_ns() / 1024;
+    let per_io_idle = idle.stats.elapsed_ns() / 1024;
+    assert!(
+        (per_io_idle - per_io_busy).abs_diff(100_000) < 1_000,
+        "{per_io_busy} vs {per_io_idle}"
+    );
+}
+
+#[test]
+fn mixed_workloads_split_by_rwmixread() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::RandRw,
+            rwmixread: 70,
+            iodepth: 8,
+            size: 1 << 30,
+            io_size: 80 << 20,
+            ..Workload::default()
+        },
+    );
+    let share = r.stats.read.ios as f64 / (r.stats.read.ios + r.stats.write.ios) as f64;
+    assert!((share - 0.70).abs() < 0.02, "{share}");
+}
+
+#[test]
+fn sata_ncq_caps_the_queue_at_32() {
+    let sata = [
+        ("link.kind", "sata"),
+        ("link.gen", "3"),
+        ("link.lanes", "1"),
+        ("link.max_payload_bytes", "8192"),
+        ("link.queue_depth_limit", "32"),
+        ("ftl.user_capacity_gb", "8"),
+    ];
+    let mut d = drive("bg4-1tb", &sata);
+    fill(&mut d, 1 << 30);
+    let qd = |d: &mut ssdlab_core::Drive, iodepth| {
+        run(
+            d,
+            Workload {
+                rw: Rw::RandRead,
+                iodepth,
+                size: 1 << 30,
+                runtime_ns: SEC / 10,
+                time_based: true,
+                ..Workload::default()
+            },
+        )
+    };
+    let at32 = qd(&mut d, 32);
+    let at128 = qd(&mut d, 128);
+    assert!(
+        (at128.iops() / at32.iops() - 1.0).abs() < 0.02,
+        "{} vs {}",
+        at32.iops(),
+        at128.iops()
+    );
+    assert!(
+        at128.latency().mean_ns() > 3.0 * at32.latency().mean_ns(),
+        "the extra IOs wait in the host"
+    );
+}
+
+#[test]
+fn trim_unmaps_and_later_reads_skip_flash() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 64 << 20);
+    d.trim(0, 64 << 20).unwrap();
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::Read,
+            bs: 1 << 20,
+            size: 64 << 20,
+            ..Workload::default()
+        },
+    );
+    assert_eq!(r.counter("nand_pages_read"), 0.0);
+    assert_eq!(r.counter("unmapped_reads"), 16384.0);
+}
+
+#[test]
+fn reads_of_just_written_data_hit_the_write_buffer() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    run(
+        &mut d,
+        Workload {
+            rw: Rw::Write,
+            bs: 4096,
+            size: 16 << 10,
+            ..Workload::default()
+        },
+    );
+    let r = run(
+        &mut d,
+        Workload {
+            rw: Rw::Read,
+            bs: 4096,
+            size: 16 << 10,
+            ..Workload::default()
+        },
+    );
+    assert_eq!(r.counter("write_buffer_hits"), 4.0);
+    assert_eq!(r.counter("nand_pages_read"), 0.0);
+}
+
+#[test]
+fn bad_workloads_name_the_field() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    let cases = [
+        (
+            Workload {
+                iodepth: 0,
+                ..Workload::default()
+            },
+            "iodepth",
+        ),
+        (
+            Workload {
+                bs: 1000,
+                ..Workload::default()
+            },
+            "bs",
+        ),
+        (
+            Workload {
+                size: 1 << 50,
+                ..Workload::default()
+            },
+            "size",
+        ),
+        (
+            Workload {
+                rwmixread: 101,
+                ..Workload::default()
+            },
+            "rwmixread",
+        ),
+        (
+            Workload {
+                time_based: true,
+                ..Workload::default()
+            },
+            "runtime",
+        ),
+    ];
+    for (w, field) in cases {
+        match d.run(&w, &mut |_| true) {
+            Err(SimError::Workload(e)) => assert_eq!(e.field, field, "{e}"),
+            other => panic!("{field}: expected a WorkloadError, got {other:?}"),
+        }
+    }
+    assert_eq!("randomread".parse::<Rw>().unwrap_err().field, "rw");
+}
+
+#[test]
+fn progress_can_cancel_a_run() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    let w = Workload {
+        rw: Rw::RandRead,
+        iodepth: 32,
+        size: 1 << 30,
+        runtime_ns: 100 * SEC,
+        time_based: true,
+        ..Workload::default()
+    };
+    let mut calls = 0;
+    let r = d.run(&w, &mut |_| {
+        calls += 1;
+        calls < 3
+    });
+    assert!(matches!(r, Err(SimError::Cancelled)));
+}
