@@ -1,0 +1,57 @@
+# The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
+# assumed; the rest is installed here into .venv.
+.PHONY: venv build run test stubtest pytest bench lint clean
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export VIRTUAL_ENV := $(CURDIR)/$(VENV)
+
+# Rust sources that go into the extension module: rebuild it only when one of them changes.
+RUST_SRC := $(shell find crates -name '*.rs' -not -path '*/target/*') \
+            $(wildcard crates/*/Cargo.toml) Cargo.toml Cargo.lock
+
+venv: $(VENV)/.deps-stamp
+
+# Runtime + dev dependencies, read from pyproject.toml (one list, no copy here), plus maturin.
+$(VENV)/.deps-stamp: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "maturin>=1.16,<2" $$($(BIN)/python -c 'import tomllib; \
+		p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+		print(*p["dependencies"], *p["optional-dependencies"]["dev"])')
+	touch $@
+
+build: $(VENV)/.build-stamp
+
+# Release build of the Rust extension, installed into .venv together with the Python package (editable:
+# python/ is on the path, so Python edits need no rebuild) and its `ssdlab` script.
+$(VENV)/.build-stamp: $(VENV)/.deps-stamp $(RUST_SRC) pyproject.toml
+	$(BIN)/maturin develop --release --quiet
+	touch $@
+
+run: build
+	$(BIN)/ssdlab run --preset bg4-1tb --suite cdm
+
+test: build
+	cargo test
+	$(MAKE) --no-print-directory stubtest
+	$(MAKE) --no-print-directory pytest
+
+# The hand-kept stub must match the compiled module.
+stubtest: build
+	$(BIN)/python -m mypy.stubtest ssdlab._core
+
+pytest: build
+	$(BIN)/pytest -q
+
+bench:
+	cargo bench -p ssdlab-core --bench engine
+
+lint: venv
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests
+
+clean:
+	rm -rf $(VENV) target

@@ -1,0 +1,148 @@
+//! `NativeDrive`: one simulated drive. `run` releases the GIL and honours Ctrl-C.
+
+use crate::errors::{config_error, to_py, SimulationError};
+use crate::result::{counters_dict, NativeResult};
+use crate::workload;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ssdlab_core::{Drive, DriveConfig, SimError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// One simulated SSD whose state persists from run to run.
+#[pyclass(module = "ssdlab._core")]
+pub struct NativeDrive {
+    drive: Drive,
+}
+
+#[pymethods]
+impl NativeDrive {
+    /// Parse and validate a drive TOML, apply `(path, value)` overrides, and build the drive.
+    #[new]
+    #[pyo3(signature = (toml_text, overrides = Vec::new()))]
+    fn new(py: Python<'_>, toml_text: &str, overrides: Vec<(String, String)>) -> PyResult<Self> {
+        let cfg =
+            DriveConfig::from_toml_str(toml_text, &overrides).map_err(|e| config_error(py, &e))?;
+        let drive = guarded(|| Drive::new(cfg)).and_then(|r| r.map_err(|e| to_py(py, e)))?;
+        Ok(NativeDrive { drive })
+    }
+
+    /// The drive's full parameter set as TOML (loads back with `NativeDrive(text)`).
+    fn config_toml(&self) -> String {
+        self.drive.config().to_toml_string()
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.drive.config().name.clone()
+    }
+
+    #[getter]
+    fn capacity_bytes(&self) -> u64 {
+        self.drive.capacity_bytes()
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.drive.now_ns()
+    }
+
+    /// Play a workload (a dict of `ssdlab_core::Workload` fields) against the drive.
+    ///
+    /// The GIL is released while the simulation runs. `progress(fraction)` is called now and then;
+    /// an exception from it, or a signal such as Ctrl-C, cancels the run and is raised here.
+    #[pyo3(signature = (workload, progress = None))]
+    fn run(
+        mut slf: PyRefMut<'_, Self>,
+        workload: &Bound<'_, PyDict>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<NativeResult> {
+        let py = slf.py();
+        let w = workload::from_dict(py, workload)?;
+        let drive = &mut slf.drive;
+        let mut pending: Option<PyErr> = None;
+        let outcome = py.detach(|| {
+            let mut on_progress = |fraction: f64| -> bool {
+                if pending.is_some() {
+                    return false;
+                }
+                Python::attach(|py| {
+                    let checked = py.check_signals().and_then(|()| match &progress {
+                        Some(cb) => cb.call1(py, (fraction,)).map(drop),
+                        None => Ok(()),
+                    });
+                    match checked {
+                        Ok(()) => true,
+                        Err(e) => {
+                            pending = Some(e);
+                            false
+                        }
+                    }
+                })
+            };
+            guarded(|| drive.run(&w, &mut on_progress))
+        });
+        // An interrupt or a callback error wins, even one that came with the final progress call.
+        if let Some(e) = pending {
+            return Err(e);
+        }
+        match outcome? {
+            Ok(r) => Ok(r.into()),
+            Err(SimError::Cancelled) => Err(SimulationError::new_err("the run was cancelled")),
+            Err(e) => Err(to_py(py, e)),
+        }
+    }
+
+    /// Let `ns` of simulated time pass with no host IO.
+    fn idle(&mut self, ns: u64) -> PyResult<()> {
+        if self.drive.now_ns().checked_add(ns).is_none() {
+            return Err(PyValueError::new_err(format!(
+                "ns would overflow the drive's clock (now {} ns, got {ns})",
+                self.drive.now_ns()
+            )));
+        }
+        self.drive.idle(ns);
+        Ok(())
+    }
+
+    /// Deallocate (TRIM) `length` bytes from `offset`, rounded inward to whole 4 KiB pages.
+    fn trim(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<()> {
+        guarded(|| self.drive.trim(offset, length))?.map_err(|e| to_py(py, e))
+    }
+
+    /// An independent copy of the drive and all its state.
+    #[pyo3(name = "clone")]
+    fn clone_drive(&self) -> NativeDrive {
+        NativeDrive {
+            drive: self.drive.clone(),
+        }
+    }
+
+    /// Every cumulative counter since the drive was made, by name.
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        counters_dict(py, &self.drive.counters())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeDrive(name={:?}, capacity_bytes={}, now_ns={})",
+            self.drive.config().name,
+            self.drive.capacity_bytes(),
+            self.drive.now_ns()
+        )
+    }
+}
+
+/// Run `f`, turning a panic in the core (a bug) into `SimulationError` instead of letting it reach Python.
+fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        SimulationError::new_err(format!(
+            "internal error in the simulator (please report it): {what}"
+        ))
+    })
+}

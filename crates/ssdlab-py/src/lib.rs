@@ -1,0 +1,30 @@
+//! `ssdlab._core`: the Python face of `ssdlab-core`. Bindings only: conversion ([`workload`]),
+//! errors ([`errors`], mapped in one place) and releasing the GIL around long calls ([`drive`]).
+//! The Python package `ssdlab` wraps these classes; users never see them directly.
+
+mod drive;
+mod errors;
+mod result;
+mod workload;
+
+use pyo3::prelude::*;
+
+/// The ssdlab-core version that built this module.
+#[pyfunction]
+fn version() -> &'static str {
+    ssdlab_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
+    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
+    m.add("WorkloadError", py.get_type::<errors::WorkloadError>())?;
+    m.add("SimulationError", py.get_type::<errors::SimulationError>())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<drive::NativeDrive>()?;
+    m.add_class::<result::NativeResult>()?;
+    m.add_class::<result::NativeLatency>()?;
+    Ok(())
+}

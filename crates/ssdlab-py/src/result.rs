@@ -1,0 +1,154 @@
+//! `NativeResult` and `NativeLatency`: a finished run, read-only.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ssdlab_core::{Latency, RunResult};
+use std::sync::Arc;
+
+/// What one `NativeDrive.run` measured.
+#[pyclass(frozen, module = "ssdlab._core")]
+pub struct NativeResult {
+    #[pyo3(get)]
+    elapsed_ns: u64,
+    #[pyo3(get)]
+    read_ios: u64,
+    #[pyo3(get)]
+    read_bytes: u64,
+    #[pyo3(get)]
+    write_ios: u64,
+    #[pyo3(get)]
+    write_bytes: u64,
+    #[pyo3(get)]
+    trim_ios: u64,
+    counters: Vec<(&'static str, f64)>,
+    #[pyo3(get)]
+    die_utilisation: Vec<f64>,
+    series: Vec<(&'static str, Vec<f64>)>,
+    lat_all: Arc<Latency>,
+    lat_read: Arc<Latency>,
+    lat_write: Arc<Latency>,
+}
+
+impl From<RunResult> for NativeResult {
+    fn from(r: RunResult) -> Self {
+        let s = r.stats;
+        NativeResult {
+            elapsed_ns: s.elapsed_ns(),
+            read_ios: s.read.ios,
+            read_bytes: s.read.bytes,
+            write_ios: s.write.ios,
+            write_bytes: s.write.bytes,
+            trim_ios: s.trim.ios,
+            counters: r.counters,
+            die_utilisation: r.die_utilisation,
+            series: s.series.columns(),
+            lat_all: Arc::new(s.lat_all),
+            lat_read: Arc::new(s.lat_read),
+            lat_write: Arc::new(s.lat_write),
+        }
+    }
+}
+
+/// `[(name, value)]` -> an insertion-ordered dict.
+pub fn counters_dict<'py>(
+    py: Python<'py>,
+    items: &[(&'static str, f64)],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in items {
+        d.set_item(*k, *v)?;
+    }
+    Ok(d)
+}
+
+#[pymethods]
+impl NativeResult {
+    /// Counter deltas over the run, plus `waf`, `die_utilisation_mean` and `elapsed_s`.
+    #[getter]
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        counters_dict(py, &self.counters)
+    }
+
+    /// Per-interval series: column name -> one value per interval.
+    #[getter]
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.series {
+            d.set_item(*k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// The latency distribution of `which` IOs: "all", "read" or "write".
+    #[pyo3(signature = (which = "all"))]
+    fn latency(&self, which: &str) -> PyResult<NativeLatency> {
+        let lat = match which {
+            "all" => &self.lat_all,
+            "read" => &self.lat_read,
+            "write" => &self.lat_write,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "which must be \"all\", \"read\" or \"write\" (got {which:?})"
+                )))
+            }
+        };
+        Ok(NativeLatency { lat: lat.clone() })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeResult(elapsed_ns={}, read_ios={}, write_ios={}, trim_ios={})",
+            self.elapsed_ns, self.read_ios, self.write_ios, self.trim_ios
+        )
+    }
+}
+
+/// A latency distribution in nanoseconds (HDR histogram, 3 significant digits).
+#[pyclass(frozen, module = "ssdlab._core")]
+pub struct NativeLatency {
+    lat: Arc<Latency>,
+}
+
+#[pymethods]
+impl NativeLatency {
+    #[getter]
+    fn count(&self) -> u64 {
+        self.lat.count()
+    }
+    #[getter]
+    fn mean_ns(&self) -> f64 {
+        self.lat.mean_ns()
+    }
+    #[getter]
+    fn min_ns(&self) -> u64 {
+        self.lat.min_ns()
+    }
+    #[getter]
+    fn max_ns(&self) -> u64 {
+        self.lat.max_ns()
+    }
+    #[getter]
+    fn stdev_ns(&self) -> f64 {
+        self.lat.stdev_ns()
+    }
+
+    /// Latency at percentile `p`, 0..=100.
+    fn percentile_ns(&self, p: f64) -> PyResult<u64> {
+        if !(0.0..=100.0).contains(&p) {
+            return Err(PyValueError::new_err(format!(
+                "p must be a percentile from 0 to 100 (got {p})"
+            )));
+        }
+        Ok(self.lat.percentile_ns(p))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeLatency(count={}, mean_ns={:.1}, max_ns={})",
+            self.lat.count(),
+            self.lat.mean_ns(),
+            self.lat.max_ns()
+        )
+    }
+}
