@@ -1,0 +1,36 @@
+"""ssdlab: a calibrated SSD simulator with the benchmark suites storage reviewers run.
+
+Examples
+--------
+>>> import ssdlab
+>>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+>>> res = drive.run(ssdlab.Workload(rw="randread", bs="4k", iodepth=32, size="1g", runtime="50ms", seed=1))
+>>> res.iops > 0 and res.latency.percentile(99.99) >= res.latency.mean_us
+True
+>>> sorted(ssdlab.list_presets())[:1]
+['bg4-1tb']
+"""
+
+from ssdlab._core import ConfigError, SimulationError, SsdlabError, WorkloadError, version
+from ssdlab.drive import Drive
+from ssdlab.presets import list_presets, preset_path
+from ssdlab.result import Direction, Latency, Result, Series
+from ssdlab.workload import Workload
+
+__version__: str = version()
+
+__all__ = [
+    "ConfigError",
+    "Direction",
+    "Drive",
+    "Latency",
+    "Result",
+    "Series",
+    "SimulationError",
+    "SsdlabError",
+    "Workload",
+    "WorkloadError",
+    "__version__",
+    "list_presets",
+    "preset_path",
+]

@@ -1,0 +1,221 @@
+"""What a run measured: throughput, latency distributions, per-interval series and drive counters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ssdlab._core import NativeLatency, NativeResult, version
+from ssdlab.workload import Workload
+
+__all__ = ["REPORTED_PERCENTILES", "Direction", "Latency", "Result", "Series"]
+
+#: Percentiles written out by :meth:`Latency.to_dict` (plus the maximum).
+REPORTED_PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class Latency:
+    """A completion-latency distribution (HDR histogram, 3 significant digits), in microseconds.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+    >>> lat = drive.run(ssdlab.Workload(rw="randwrite", size="64m", runtime="50ms")).latency
+    >>> lat.min_us <= lat.mean_us <= lat.percentile(99.99) <= lat.max_us
+    True
+    """
+
+    def __init__(self, native: NativeLatency) -> None:
+        self._lat = native
+
+    @property
+    def count(self) -> int:
+        """IOs measured."""
+        return self._lat.count
+
+    @property
+    def mean_us(self) -> float:
+        return self._lat.mean_ns / 1e3
+
+    @property
+    def min_us(self) -> float:
+        return self._lat.min_ns / 1e3
+
+    @property
+    def max_us(self) -> float:
+        return self._lat.max_ns / 1e3
+
+    @property
+    def stdev_us(self) -> float:
+        return self._lat.stdev_ns / 1e3
+
+    def percentile(self, p: float) -> float:
+        """Latency at percentile ``p`` (0..100), in microseconds."""
+        return self._lat.percentile_ns(p) / 1e3
+
+    def to_dict(self) -> dict[str, object]:
+        """count, mean/min/max/stdev and the :data:`REPORTED_PERCENTILES`, in microseconds."""
+        return {
+            "count": self.count,
+            "mean_us": self.mean_us,
+            "min_us": self.min_us,
+            "max_us": self.max_us,
+            "stdev_us": self.stdev_us,
+            "percentiles_us": {f"{p:g}": self.percentile(p) for p in REPORTED_PERCENTILES},
+        }
+
+    def __repr__(self) -> str:
+        return f"Latency(count={self.count}, mean_us={self.mean_us:.1f}, max_us={self.max_us:.1f})"
+
+
+@dataclass(frozen=True)
+class Direction:
+    """Totals of one direction (reads or writes) over the measured time."""
+
+    ios: int
+    bytes: int
+    elapsed_s: float
+    latency: Latency
+
+    @property
+    def mbps(self) -> float:
+        """Decimal MB per simulated second, as reviewers print."""
+        return self.bytes / 1e6 / self.elapsed_s if self.elapsed_s else 0.0
+
+    @property
+    def iops(self) -> float:
+        return self.ios / self.elapsed_s if self.elapsed_s else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "ios": self.ios,
+            "bytes": self.bytes,
+            "mbps": self.mbps,
+            "iops": self.iops,
+            "latency": self.latency.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Series:
+    """Per-interval columns, one value per interval; ``time_s`` is the end of each interval."""
+
+    time_s: FloatArray
+    read_mbps: FloatArray
+    write_mbps: FloatArray
+    iops: FloatArray
+    mean_latency_us: FloatArray
+    max_latency_us: FloatArray
+
+    @classmethod
+    def from_native(cls, columns: dict[str, list[float]]) -> Series:
+        return cls(**{name: np.asarray(columns[name], dtype=np.float64) for name in cls.__dataclass_fields__})
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {name: getattr(self, name).tolist() for name in self.__dataclass_fields__}
+
+    def __len__(self) -> int:
+        return len(self.time_s)
+
+
+class Result:
+    """The result of one :meth:`ssdlab.Drive.run`.
+
+    Rates are over the measured time (after ``ramp_time``, to the last completion), in decimal MB/s and IOs
+    per simulated second. ``counters`` are the change in the drive's counters over the run, with ``waf``,
+    ``die_utilisation_mean`` and ``elapsed_s``.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+    >>> res = drive.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="256m"))
+    >>> res.write.bytes == 256 << 20, res.read.ios
+    (True, 0)
+    >>> res.counters["waf"] >= 1.0, len(res.series) > 0
+    (True, True)
+    """
+
+    def __init__(self, native: NativeResult, preset: str, workload: Workload) -> None:
+        self._res = native
+        self.preset = preset
+        self.workload = workload
+
+    @property
+    def elapsed_s(self) -> float:
+        """Measured simulated time."""
+        return self._res.elapsed_ns / 1e9
+
+    @property
+    def read(self) -> Direction:
+        return Direction(self._res.read_ios, self._res.read_bytes, self.elapsed_s, self.latency_of("read"))
+
+    @property
+    def write(self) -> Direction:
+        return Direction(self._res.write_ios, self._res.write_bytes, self.elapsed_s, self.latency_of("write"))
+
+    @property
+    def trim_ios(self) -> int:
+        return self._res.trim_ios
+
+    @property
+    def iops(self) -> float:
+        """Reads + writes per simulated second."""
+        return self.read.iops + self.write.iops
+
+    @property
+    def bandwidth_mbps(self) -> float:
+        """Reads + writes in decimal MB per simulated second."""
+        return self.read.mbps + self.write.mbps
+
+    @property
+    def latency(self) -> Latency:
+        """Latency of reads and writes together."""
+        return self.latency_of("all")
+
+    def latency_of(self, which: str) -> Latency:
+        """``"all"``, ``"read"`` or ``"write"``."""
+        return Latency(self._res.latency(which))
+
+    @property
+    def series(self) -> Series:
+        return Series.from_native(self._res.series)
+
+    @property
+    def counters(self) -> dict[str, float]:
+        return dict(self._res.counters)
+
+    @property
+    def die_utilisation(self) -> FloatArray:
+        """Busy share of each die over the run."""
+        return np.asarray(self._res.die_utilisation, dtype=np.float64)
+
+    def to_dict(self) -> dict[str, object]:
+        """Everything, JSON-ready, with the preset, seed and ssdlab version that produced it."""
+        return {
+            "ssdlab_version": version(),
+            "preset": self.preset,
+            "seed": self.workload.seed,
+            "workload": self.workload.to_dict(),
+            "elapsed_s": self.elapsed_s,
+            "iops": self.iops,
+            "bandwidth_mbps": self.bandwidth_mbps,
+            "latency": self.latency.to_dict(),
+            "read": self.read.to_dict(),
+            "write": self.write.to_dict(),
+            "trim_ios": self.trim_ios,
+            "counters": self.counters,
+            "die_utilisation": self.die_utilisation.tolist(),
+            "series": self.series.to_dict(),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(preset={self.preset!r}, rw={self.workload.rw!r}, iops={self.iops:.0f}, "
+            f"bandwidth_mbps={self.bandwidth_mbps:.1f}, mean_latency_us={self.latency.mean_us:.1f})"
+        )

@@ -1,0 +1,421 @@
+"""CrystalDiskMark 6, 7 and 8 on a simulated drive.
+
+What CrystalDiskMark does, read from its source (hiyohiyo/CrystalDiskMark, ``DiskBench.cpp`` for the
+procedure, ``DiskMarkDlg.cpp`` for the default rows of each version) and ../shared/BENCHMARKS.md:
+
+- ``Init``: the test file is written in full first, with synchronous (so queue depth 1) unbuffered 1 MiB
+  ``WriteFile`` calls from offset 0, filled with random bytes (zeros in "All 0x00" mode). Here: one sequential
+  1 MiB write job at QD1 over ``[0, test_size)``.
+- ``ExecDiskBenchAll``: all read tests, then all write tests, with ``Interval`` (default 5 s of sleep) between
+  consecutive tests but not before the first or after the last. Here: :meth:`ssdlab.Drive.idle`.
+- ``DiskSpd``: per test, run ``j = 0`` is a warm-up of 5 s whose score is discarded, then ``DiskTestCount``
+  (default 5) measured runs of ``m_MeasureTime`` (default 5 s), each a DiskSpd process
+  ``-b<bs> -o<Q> -t<T> -W0 -S -w0|-w100 [-r] -d<s>`` on the test file. DiskSpd keeps the queues full for the
+  whole duration, wrapping around the file; here a run is ``time_based`` over the file span, with
+  ``numjobs = T`` and ``iodepth = Q``. The score kept is the **best** throughput over the measured runs; the
+  latency kept (7.x/8.x) is the **lowest** per-run mean latency among runs that moved data.
+- Units: MB/s decimal; IOPS = MB/s x 10^6 / block size; latency in microseconds.
+
+Every run gets its own seed, derived from the suite seed and the run's place in the suite, so a suite is a
+pure function of (drive state, options, seed).
+
+Examples
+--------
+>>> import ssdlab
+>>> from ssdlab.suites import run_cdm
+>>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+>>> res = run_cdm(drive, version="8", test_size="64m", runs=1, duration="20ms", interval="10ms")
+>>> [row.label for row in res.rows][:2]
+['SEQ1M Q8T1 read', 'SEQ1M Q1T1 read']
+>>> row = res.rows[0]
+>>> round(row.iops, 6) == round(row.mbps * 1e6 / (1 << 20), 6)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rich.table import Table
+
+from ssdlab._core import version as ssdlab_version
+from ssdlab.drive import Drive
+from ssdlab.errors import workload_error
+from ssdlab.result import Result
+from ssdlab.units import format_size, parse_size, parse_time_ns
+from ssdlab.workload import Workload
+
+__all__ = ["CDM_VERSIONS", "CdmResult", "CdmRow", "CdmTest", "run_cdm"]
+
+KIB = 1 << 10
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class CdmTest:
+    """One row of CrystalDiskMark's grid (run once for reads and once for writes)."""
+
+    name: str
+    random: bool
+    bs: int
+    queues: int
+    threads: int
+
+
+def _seq(name: str, bs: int, q: int, t: int) -> CdmTest:
+    return CdmTest(name, False, bs, q, t)
+
+
+def _rnd(name: str, bs: int, q: int, t: int) -> CdmTest:
+    return CdmTest(name, True, bs, q, t)
+
+
+#: The default rows of each version (DiskMarkDlg.cpp; BENCHMARKS.md). ``8-nvme`` is 8.x's "NVMe SSD" profile.
+CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
+    "6": (
+        _seq("Seq Q32T1", 128 * KIB, 32, 1),
+        _rnd("4KiB Q8T8", 4 * KIB, 8, 8),
+        _rnd("4KiB Q32T1", 4 * KIB, 32, 1),
+        _rnd("4KiB Q1T1", 4 * KIB, 1, 1),
+    ),
+    "7": (
+        _seq("SEQ1M Q8T1", MIB, 8, 1),
+        _seq("SEQ1M Q1T1", MIB, 1, 1),
+        _rnd("RND4K Q32T16", 4 * KIB, 32, 16),
+        _rnd("RND4K Q1T1", 4 * KIB, 1, 1),
+    ),
+    "8": (
+        _seq("SEQ1M Q8T1", MIB, 8, 1),
+        _seq("SEQ1M Q1T1", MIB, 1, 1),
+        _rnd("RND4K Q32T1", 4 * KIB, 32, 1),
+        _rnd("RND4K Q1T1", 4 * KIB, 1, 1),
+    ),
+    "8-nvme": (
+        _seq("SEQ1M Q8T1", MIB, 8, 1),
+        _seq("SEQ128K Q32T1", 128 * KIB, 32, 1),
+        _rnd("RND4K Q32T16", 4 * KIB, 32, 16),
+        _rnd("RND4K Q1T1", 4 * KIB, 1, 1),
+    ),
+}
+
+#: Default test file size per version: 6.x offered "1000 MiB" by default, 7.x and 8.x 1 GiB.
+DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
+
+#: Counters that are levels (the value now), not totals: their change over a test is meaningless.
+LEVEL_COUNTERS = frozenset({"free_blocks", "pe_cycles_min", "pe_cycles_max", "pe_cycles_mean"})
+
+#: ``progress(fraction_done, what_is_running)``.
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class CdmRow:
+    """One test in one direction: every measured run, and what CrystalDiskMark reports from them."""
+
+    test: CdmTest
+    direction: str
+    runs_mbps: list[float] = field(default_factory=list)
+    runs_mean_latency_us: list[float] = field(default_factory=list)
+    #: Change in the drive's counters over the test (warm-up included), with ``waf`` over the test.
+    counters: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.test.name} {self.direction}"
+
+    @property
+    def mbps(self) -> float:
+        """Best throughput over the measured runs, decimal MB/s."""
+        return max(self.runs_mbps, default=0.0)
+
+    @property
+    def iops(self) -> float:
+        """As CrystalDiskMark prints it: MB/s x 10^6 / block size."""
+        return self.mbps * 1e6 / self.test.bs
+
+    @property
+    def latency_us(self) -> float:
+        """Lowest per-run mean latency among the runs that moved data."""
+        moved = [lat for mbps, lat in zip(self.runs_mbps, self.runs_mean_latency_us, strict=True) if mbps > 0]
+        return min(moved, default=0.0)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "test": self.test.name,
+            "direction": self.direction,
+            "rw": _rw(self.test, self.direction),
+            "bs": self.test.bs,
+            "iodepth": self.test.queues,
+            "numjobs": self.test.threads,
+            "mbps": self.mbps,
+            "iops": self.iops,
+            "latency_us": self.latency_us,
+            "runs_mbps": self.runs_mbps,
+            "runs_mean_latency_us": self.runs_mean_latency_us,
+            "counters": self.counters,
+        }
+
+
+@dataclass
+class CdmResult:
+    """A CrystalDiskMark grid: reads then writes, one :class:`CdmRow` each."""
+
+    version: str
+    preset: str
+    seed: int
+    test_size: int
+    runs: int
+    duration_s: float
+    interval_s: float
+    test_data: str
+    rows: list[CdmRow]
+    #: Change in the drive's counters while the test file was written.
+    prepare_counters: dict[str, float]
+    config_toml: str
+
+    def row(self, test: str, direction: str) -> CdmRow:
+        """The row of ``test`` (e.g. ``"RND4K Q32T1"``) in ``direction`` (``"read"`` or ``"write"``)."""
+        for r in self.rows:
+            if r.test.name == test and r.direction == direction:
+                return r
+        raise KeyError(f"{test} {direction}")
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready, with the preset, seed, ssdlab version and the drive's full config."""
+        return {
+            "suite": f"cdm{self.version}",
+            "ssdlab_version": ssdlab_version(),
+            "preset": self.preset,
+            "seed": self.seed,
+            "test_size": self.test_size,
+            "runs": self.runs,
+            "duration_s": self.duration_s,
+            "interval_s": self.interval_s,
+            "test_data": self.test_data,
+            "rows": [r.to_dict() for r in self.rows],
+            "prepare_counters": self.prepare_counters,
+            "config_toml": self.config_toml,
+        }
+
+    def table(self) -> Table:
+        """The grid as CrystalDiskMark lays it out: one line per test, read and write side by side."""
+        title = (
+            f"CrystalDiskMark {self.version} - {self.preset} - {format_size(self.test_size)} test file, "
+            f"{self.runs} x {self.duration_s:g} s - seed {self.seed} - ssdlab {ssdlab_version()}"
+        )
+        t = Table(title=title)
+        t.add_column("test", no_wrap=True)
+        for direction in ("Read", "Write"):
+            t.add_column(f"{direction} MB/s", justify="right")
+            t.add_column("IOPS", justify="right")
+            t.add_column("lat us", justify="right")
+        for test in dict.fromkeys(r.test for r in self.rows):
+            cells = [test.name]
+            for direction in ("read", "write"):
+                r = self.row(test.name, direction)
+                cells += [f"{r.mbps:,.2f}", f"{r.iops:,.0f}", f"{r.latency_us:,.1f}"]
+            t.add_row(*cells)
+        return t
+
+    def counters_table(self) -> Table:
+        """What a review cannot show: the drive's internal counters over each test."""
+        t = Table(title="Drive internals per test (warm-up included; NAND pages = pages programmed)")
+        cols = (
+            ("WAF", "waf", "{:.2f}".format),
+            ("NAND pages", "nand_pages_programmed", _count),
+            ("GC erases", "gc_blocks_erased", _count),
+            ("GC moves", "gc_page_moves", _count),
+            ("WB hits", "write_buffer_hits", _count),
+            ("die util", "die_utilisation_mean", "{:.1%}".format),
+        )
+        t.add_column("test", no_wrap=True)
+        for name, _, _ in cols:
+            t.add_column(name, justify="right")
+        for r in [_prepare_row(self.prepare_counters), *self.rows]:
+            t.add_row(r.label, *(fmt(r.counters.get(key, 0.0)) for _, key, fmt in cols))
+        return t
+
+
+def _count(n: float) -> str:
+    """A count in at most 6 characters: 950, 12.3k, 1.63M."""
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(n) >= div:
+            return f"{n / div:.3g}{unit}"
+    return f"{n:.0f}"
+
+
+def _prepare_row(counters: dict[str, float]) -> CdmRow:
+    return CdmRow(_seq("test file", MIB, 1, 1), "write", counters=counters)
+
+
+def _rw(test: CdmTest, direction: str) -> str:
+    return ("rand" if test.random else "") + direction
+
+
+def run_seed(suite_seed: int, *parts: object) -> int:
+    """A run's seed from the suite seed and its place in the suite; stable across Python versions.
+
+    Examples
+    --------
+    >>> run_seed(1, "RND4K Q32T1", "read", 2) == run_seed(1, "RND4K Q32T1", "read", 2)
+    True
+    >>> run_seed(1, "RND4K Q32T1", "read", 2) != run_seed(2, "RND4K Q32T1", "read", 2)
+    True
+    """
+    # hash() is salted per process; blake2b is not.
+    key = "/".join(str(p) for p in (suite_seed, *parts)).encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+
+
+def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    out = {k: v if k in LEVEL_COUNTERS else v - before.get(k, 0.0) for k, v in after.items()}
+    host = out.get("host_write_bytes", 0.0)
+    out["waf"] = out.get("nand_bytes_programmed", 0.0) / host if host else 0.0
+    return out
+
+
+def _die_util_mean(results: Sequence[Result]) -> float:
+    # Weighted by each run's simulated span, so a short tail run does not count as much as a full one.
+    spans = [r.counters.get("elapsed_s", 0.0) for r in results]
+    total = sum(spans)
+    if not total:
+        return 0.0
+    return (
+        sum(r.counters.get("die_utilisation_mean", 0.0) * s for r, s in zip(results, spans, strict=True))
+        / total
+    )
+
+
+def run_cdm(
+    drive: Drive,
+    version: str = "8",
+    test_size: int | str | None = None,
+    runs: int = 5,
+    duration: str | int | float = "5s",
+    warmup: str | int | float = "5s",
+    interval: str | int | float = "5s",
+    seed: int = 1,
+    test_data: str = "random",
+    progress: Progress | None = None,
+) -> CdmResult:
+    """Run CrystalDiskMark ``version`` (``"6"``, ``"7"``, ``"8"`` or ``"8-nvme"``) on ``drive``.
+
+    The drive is changed (the test file is written on it, then overwritten by the write tests); pass
+    ``drive.clone()`` to keep the original.
+
+    Parameters
+    ----------
+    test_size : int or str, optional
+        Test file size, a multiple of 1 MiB (default: 1000 MiB for 6, 1 GiB for 7 and 8).
+    runs : int
+        Measured runs per test (CrystalDiskMark: 1..9, default 5); each follows one discarded warm-up run.
+    duration, warmup, interval : str, int or float
+        Simulated length of a measured run, of the warm-up run, and idle time between tests.
+    test_data : str
+        ``"random"`` (incompressible, the default) or ``"zeros"`` (CrystalDiskMark's "All 0x00").
+    progress : callable, optional
+        Called with (fraction done, what is running) as the suite goes.
+    """
+    if version not in CDM_VERSIONS:
+        known = ", ".join(CDM_VERSIONS)
+        raise workload_error("suite", f"unknown CrystalDiskMark version {version!r}; use {known}", version)
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= 9:
+        raise workload_error("runs", f"must be 1..9 as in CrystalDiskMark (got {runs!r})", runs)
+    if test_data not in ("random", "zeros"):
+        raise workload_error("test_data", f"must be random or zeros (got {test_data!r})", test_data)
+    size = DEFAULT_TEST_SIZE[version] if test_size is None else parse_size(test_size, "test_size")
+    if size <= 0 or size % MIB:
+        raise workload_error(
+            "test_size", f"must be a whole number of MiB, e.g. 1g or 1000m (got {size} bytes)", size
+        )
+    if size > drive.capacity_bytes:
+        raise workload_error(
+            "test_size", f"{format_size(size)} does not fit the drive ({drive.capacity_bytes} bytes)", size
+        )
+    duration_ns = parse_time_ns(duration, "duration")
+    warmup_ns = parse_time_ns(warmup, "warmup")
+    interval_ns = parse_time_ns(interval, "interval")
+    if duration_ns <= 0:
+        raise workload_error("duration", "must be above 0", duration)
+    compress = 100 if test_data == "zeros" else 0
+    tests = CDM_VERSIONS[version]
+
+    # Progress in units of simulated time: the test file counts as one run.
+    plan = [(t, d) for d in ("read", "write") for t in tests]
+    total = (1 + len(plan) * (1 + runs)) * 1.0
+    done = 0.0
+
+    def step(label: str) -> Callable[[float], None] | None:
+        # One native progress callback per run, mapped onto the whole suite.
+        if progress is None:
+            return None
+        cb, start = progress, done
+
+        def report(fraction: float) -> None:
+            cb((start + fraction) / total, label)
+
+        report(0.0)
+        return report
+
+    before = drive.counters()
+    # Write the test file: 1 MiB unbuffered synchronous writes = QD1 (DiskBench.cpp Init).
+    fill = Workload(
+        rw="write",
+        bs=MIB,
+        iodepth=1,
+        size=size,
+        buffer_compress_percentage=compress,
+        seed=run_seed(seed, "test file"),
+    )
+    drive.run(fill, step("writing test file"))
+    done += 1
+    prepare = _delta(before, drive.counters())
+
+    rows: list[CdmRow] = []
+    for i, (test, direction) in enumerate(plan):
+        if i:
+            drive.idle(f"{interval_ns}ns")
+        row = CdmRow(test, direction)
+        before = drive.counters()
+        results = []
+        for j in range(runs + 1):
+            if j == 0 and warmup_ns == 0:
+                continue
+            what = f"{test.name} {direction} " + ("warm-up" if j == 0 else f"{j}/{runs}")
+            w = Workload(
+                rw=_rw(test, direction),
+                bs=test.bs,
+                iodepth=test.queues,
+                numjobs=test.threads,
+                size=size,
+                runtime=f"{warmup_ns if j == 0 else duration_ns}ns",
+                time_based=True,
+                buffer_compress_percentage=compress,
+                seed=run_seed(seed, version, test.name, direction, j),
+            )
+            res = drive.run(w, step(what))
+            done += 1
+            results.append(res)
+            if j > 0:
+                row.runs_mbps.append(res.bandwidth_mbps)
+                row.runs_mean_latency_us.append(res.latency.mean_us)
+        row.counters = _delta(before, drive.counters())
+        row.counters["die_utilisation_mean"] = _die_util_mean(results)
+        rows.append(row)
+    if progress is not None:
+        progress(1.0, "done")
+    return CdmResult(
+        version=version,
+        preset=drive.name,
+        seed=seed,
+        test_size=size,
+        runs=runs,
+        duration_s=duration_ns / 1e9,
+        interval_s=interval_ns / 1e9,
+        test_data=test_data,
+        rows=rows,
+        prepare_counters=prepare,
+        config_toml=drive.config_toml(),
+    )

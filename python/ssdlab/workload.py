@@ -1,0 +1,150 @@
+"""One workload phase in fio's vocabulary."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ssdlab.errors import workload_error
+from ssdlab.units import parse_size, parse_time_ns
+
+__all__ = ["RW_NAMES", "Workload"]
+
+#: fio ``rw`` values the engine runs (``readwrite`` is fio's other name for ``rw``).
+RW_NAMES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What one :meth:`ssdlab.Drive.run` does, named as in fio.
+
+    Sizes take an int (bytes) or a fio size string (``"4k"``, ``"32g"``); times take a string with a unit
+    (``"5s"``, ``"100ms"``) or a number in fio's default unit (seconds; microseconds for ``thinktime``).
+    All times are simulated. As in fio, ``size`` is the region from ``offset`` the job works on and, unless
+    ``time_based``, also how much it moves; ``io_size`` overrides the amount; ``runtime`` caps the time.
+    Each of ``numjobs`` jobs keeps ``iodepth`` IOs outstanding, or issues ``rate_iops`` IOs per second if set.
+
+    Parameters
+    ----------
+    rw : str
+        ``read``, ``write``, ``randread``, ``randwrite``, ``rw``, ``randrw``, ``trim`` or ``randtrim``.
+    bs : int or str
+        Block size, a multiple of 4 KiB.
+    iodepth, numjobs : int
+        Queue depth per job and number of jobs (CrystalDiskMark's Q and T).
+    offset, size, io_size : int or str
+        Region start, region length (0 = to the end of the drive), bytes to move (0 = ``size``).
+    runtime : str, int, float or None
+        Time limit (None = until the bytes are moved).
+    time_based : bool
+        Keep going over the region until ``runtime`` ends.
+    ramp_time : str, int or float
+        Time run before measuring starts.
+    rwmixread : int
+        Percentage of reads in ``rw``/``randrw``.
+    rate_iops : int
+        IOs per second per job (0 = as fast as the queue allows).
+    thinktime : str, int or float
+        Pause before each new IO of a slot (bare number = microseconds, as in fio).
+    buffer_compress_percentage : int
+        How much of each buffer compresses away (carried for the compression model).
+    seed : int
+        Seed of the workload's random streams.
+    interval : str, int or float
+        Width of the per-interval series in the result.
+
+    Examples
+    --------
+    >>> w = Workload(rw="randwrite", bs="4k", iodepth=32, size="8g", runtime="10s")
+    >>> w.to_native()["size"], w.to_native()["runtime_ns"]
+    (8589934592, 10000000000)
+    >>> from ssdlab import WorkloadError
+    >>> try:
+    ...     Workload(iodepth=0)
+    ... except WorkloadError as e:
+    ...     print(e)
+    iodepth: must be 1..65536 (got 0)
+    """
+
+    rw: str = "randread"
+    bs: int | str = "4k"
+    iodepth: int = 1
+    numjobs: int = 1
+    offset: int | str = 0
+    size: int | str = 0
+    io_size: int | str = 0
+    runtime: str | int | float | None = None
+    time_based: bool = False
+    ramp_time: str | int | float = 0
+    rwmixread: int = 50
+    rate_iops: int = 0
+    thinktime: str | int | float = 0
+    buffer_compress_percentage: int = 0
+    seed: int = 1
+    interval: str | int | float = "100ms"
+
+    def __post_init__(self) -> None:
+        # Fail at construction, naming the field, rather than deep inside a suite.
+        if self.rw not in RW_NAMES:
+            raise workload_error("rw", f"{self.rw!r} is not one of {', '.join(RW_NAMES)}", self.rw)
+        for name, low, high in (
+            ("iodepth", 1, 65_536),
+            ("numjobs", 1, 4096),
+            ("rwmixread", 0, 100),
+            ("buffer_compress_percentage", 0, 100),
+            ("rate_iops", 0, 100_000_000),
+            ("seed", 0, 2**64 - 1),
+        ):
+            _check_int(name, getattr(self, name), low, high)
+        if not isinstance(self.time_based, bool):
+            raise workload_error("time_based", f"{self.time_based!r} is not true or false", self.time_based)
+        native = self.to_native()  # parses every size and time, raising on the first bad one
+        bs = parse_size(self.bs, "bs")
+        if bs < 4096 or bs % 4096:
+            raise workload_error("bs", f"{self.bs!r} is not a multiple of 4 KiB (4k, 8k, ... 64m)", self.bs)
+        if self.time_based and native["runtime_ns"] == 0:
+            raise workload_error("runtime", "time_based needs a runtime above 0", self.runtime)
+
+    def to_native(self) -> dict[str, int | str | bool]:
+        """The dict :meth:`ssdlab._core.NativeDrive.run` takes: bytes and simulated nanoseconds.
+
+        Examples
+        --------
+        >>> Workload(bs="128k", thinktime=50).to_native()["thinktime_ns"]
+        50000
+        """
+        return {
+            "rw": "rw" if self.rw == "readwrite" else self.rw,
+            "bs": parse_size(self.bs, "bs"),
+            "iodepth": self.iodepth,
+            "numjobs": self.numjobs,
+            "offset": parse_size(self.offset, "offset"),
+            "size": parse_size(self.size, "size"),
+            "io_size": parse_size(self.io_size, "io_size"),
+            "runtime_ns": 0 if self.runtime is None else parse_time_ns(self.runtime, "runtime"),
+            "time_based": self.time_based,
+            "ramp_time_ns": parse_time_ns(self.ramp_time, "ramp_time"),
+            "rwmixread": self.rwmixread,
+            "rate_iops": self.rate_iops,
+            "thinktime_ns": parse_time_ns(self.thinktime, "thinktime", default_unit="us"),
+            "buffer_compress_percentage": self.buffer_compress_percentage,
+            "seed": self.seed,
+            "interval_ns": parse_time_ns(self.interval, "interval"),
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        """The fields as given, for writing out beside a result.
+
+        Examples
+        --------
+        >>> Workload(bs="1m").to_dict()["bs"]
+        '1m'
+        """
+        return asdict(self)
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    # bool is an int in Python, but iodepth=True is a mistake, not a queue depth of 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise workload_error(name, f"{value!r} is not a whole number", value)
+    if not low <= value <= high:
+        raise workload_error(name, f"must be {low}..{high} (got {value})", value)

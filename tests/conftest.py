@@ -1,0 +1,20 @@
+"""Shared fixtures: small drives so the whole suite stays well under a few minutes."""
+
+from __future__ import annotations
+
+import pytest
+
+import ssdlab
+
+#: A 16 GB drive: same hardware parameters as the preset, a small mapping table, fast to build.
+SMALL = {"ftl.user_capacity_gb": 16}
+
+
+@pytest.fixture
+def small_bg4() -> ssdlab.Drive:
+    return ssdlab.Drive.from_preset("bg4-1tb", set=SMALL)
+
+
+@pytest.fixture
+def small_generic() -> ssdlab.Drive:
+    return ssdlab.Drive.from_preset("generic-tlc-dram", set=SMALL)

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import ssdlab
+from ssdlab import Drive, Workload
+
+
+@pytest.fixture
+def mixed(small_bg4: Drive) -> ssdlab.Result:
+    small_bg4.run(Workload(rw="write", bs="1m", iodepth=4, size="512m"))
+    return small_bg4.run(
+        Workload(
+            rw="randrw", rwmixread=70, bs="4k", iodepth=16, size="512m", runtime="100ms", interval="10ms"
+        )
+    )
+
+
+def test_rates_are_decimal_and_add_up(mixed: ssdlab.Result) -> None:
+    r, w = mixed.read, mixed.write
+    assert r.ios > 0 and w.ios > 0
+    assert r.bytes == r.ios * 4096 and w.bytes == w.ios * 4096
+    assert mixed.elapsed_s == pytest.approx(0.1, rel=0.05)
+    assert r.mbps == pytest.approx(r.bytes / 1e6 / mixed.elapsed_s)
+    assert mixed.bandwidth_mbps == pytest.approx(r.mbps + w.mbps)
+    assert mixed.iops == pytest.approx((r.ios + w.ios) / mixed.elapsed_s)
+    # about 70 % reads
+    assert 0.6 < r.ios / (r.ios + w.ios) < 0.8
+
+
+def test_latency_is_in_microseconds_and_ordered(mixed: ssdlab.Result) -> None:
+    lat = mixed.latency
+    assert lat.count == mixed.read.ios + mixed.write.ios
+    assert lat.min_us <= lat.percentile(50) <= lat.percentile(99) <= lat.percentile(99.99) <= lat.max_us
+    assert lat.min_us <= lat.mean_us <= lat.max_us
+    assert mixed.read.latency.count == mixed.read.ios
+    assert mixed.write.latency.count == mixed.write.ios
+
+
+def test_series_are_numpy_columns_of_one_length(mixed: ssdlab.Result) -> None:
+    s = mixed.series
+    assert len(s) >= 10
+    for name in ("time_s", "read_mbps", "write_mbps", "iops", "mean_latency_us", "max_latency_us"):
+        col = getattr(s, name)
+        assert isinstance(col, np.ndarray) and col.dtype == np.float64 and len(col) == len(s)
+    assert s.time_s[0] == pytest.approx(0.01)
+    # the full bins carry the run's throughput: their sum of bytes is the run's bytes
+    moved_mb = float(np.sum(s.read_mbps + s.write_mbps) * 0.01)
+    assert moved_mb == pytest.approx((mixed.read.bytes + mixed.write.bytes) / 1e6)
+
+
+def test_counters_and_die_utilisation(mixed: ssdlab.Result) -> None:
+    c = mixed.counters
+    assert c["host_read_ios"] >= mixed.read.ios
+    assert c["waf"] >= 1.0
+    assert c["nand_pages_programmed"] > 0
+    util = mixed.die_utilisation
+    assert isinstance(util, np.ndarray) and len(util) == 16  # bg4-1tb: 4 channels x 4 dies
+    assert np.all((util >= 0) & (util <= 1))
+    assert c["die_utilisation_mean"] == pytest.approx(float(util.mean()))
+
+
+def test_to_dict_is_json_and_says_what_produced_it(mixed: ssdlab.Result) -> None:
+    d = json.loads(json.dumps(mixed.to_dict()))
+    assert d["preset"] == "bg4-1tb"
+    assert d["seed"] == 1
+    assert d["ssdlab_version"] == ssdlab.__version__
+    assert d["workload"]["rw"] == "randrw"
+    assert set(d["latency"]["percentiles_us"]) == {"50", "90", "99", "99.9", "99.99"}
+    assert d["latency"]["max_us"] == mixed.latency.max_us
+    assert d["read"]["ios"] == mixed.read.ios
+    assert len(d["series"]["iops"]) == len(mixed.series)
+
+
+def test_a_run_with_nothing_measured_has_zero_rates(small_bg4: Drive) -> None:
+    res = small_bg4.run(Workload(rw="randwrite", size="64m", io_size="4k"))
+    assert res.write.ios == 1
+    assert res.read.iops == 0.0 and res.read.mbps == 0.0 and res.read.latency.count == 0

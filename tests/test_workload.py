@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ssdlab import Workload, WorkloadError
+
+
+def test_defaults_are_fio_like() -> None:
+    native = Workload().to_native()
+    assert native == {
+        "rw": "randread",
+        "bs": 4096,
+        "iodepth": 1,
+        "numjobs": 1,
+        "offset": 0,
+        "size": 0,
+        "io_size": 0,
+        "runtime_ns": 0,
+        "time_based": False,
+        "ramp_time_ns": 0,
+        "rwmixread": 50,
+        "rate_iops": 0,
+        "thinktime_ns": 0,
+        "buffer_compress_percentage": 0,
+        "seed": 1,
+        "interval_ns": 100_000_000,
+    }
+
+
+def test_strings_become_bytes_and_nanoseconds() -> None:
+    w = Workload(
+        rw="randrw",
+        bs="128k",
+        offset="1g",
+        size="8g",
+        io_size="2g",
+        runtime="10s",
+        ramp_time="500ms",
+        thinktime="50us",
+        interval="1s",
+        rate_iops=1000,
+        rwmixread=70,
+        buffer_compress_percentage=46,
+    )
+    n = w.to_native()
+    assert (n["bs"], n["offset"], n["size"], n["io_size"]) == (128 << 10, 1 << 30, 8 << 30, 2 << 30)
+    assert (n["runtime_ns"], n["ramp_time_ns"], n["thinktime_ns"], n["interval_ns"]) == (
+        10**10,
+        5 * 10**8,
+        50_000,
+        10**9,
+    )
+    assert (n["rate_iops"], n["rwmixread"], n["buffer_compress_percentage"]) == (1000, 70, 46)
+
+
+def test_readwrite_is_fios_other_name_for_rw() -> None:
+    assert Workload(rw="readwrite").to_native()["rw"] == "rw"
+
+
+def test_frozen() -> None:
+    w = Workload()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        w.bs = "8k"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"rw": "randomread"}, "rw"),
+        ({"iodepth": 0}, "iodepth"),
+        ({"numjobs": 0}, "numjobs"),
+        ({"iodepth": True}, "iodepth"),
+        ({"rwmixread": 101}, "rwmixread"),
+        ({"buffer_compress_percentage": -1}, "buffer_compress_percentage"),
+        ({"bs": "4q"}, "bs"),
+        ({"bs": "512"}, "bs"),
+        ({"bs": "6k"}, "bs"),
+        ({"size": "lots"}, "size"),
+        ({"runtime": "5 parsecs"}, "runtime"),
+        ({"time_based": True}, "runtime"),
+        ({"rate_iops": -5}, "rate_iops"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_fields_fail_at_construction_naming_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(WorkloadError) as info:
+        Workload(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"{field}: ")
+    assert info.value.field == field
+
+
+def test_unknown_rw_lists_what_is_allowed() -> None:
+    with pytest.raises(WorkloadError, match="randread, randwrite"):
+        Workload(rw="randomread")
+
+
+def test_to_dict_keeps_what_was_given() -> None:
+    assert Workload(bs="1m", runtime="5s").to_dict()["bs"] == "1m"
