@@ -99,7 +99,7 @@ def test_same_seed_gives_identical_results_bit_for_bit() -> None:
 def test_different_seed_gives_different_series(small_bg4: Drive) -> None:
     small_bg4.run(Workload(rw="write", bs="1m", iodepth=4, size="256m"))
     # Reads: where a random read lands decides which die it waits for. (Random writes into an empty
-    # page-mapped FTL all go to the same write points whatever their address, so the seed does not show there.)
+    # page-mapped FTL all go to the same write points whatever their address, so the seed does not show.)
     a = small_bg4.clone().run(RANDREAD)
     b = small_bg4.clone().run(dataclasses.replace(RANDREAD, seed=2))
     assert not np.array_equal(a.series.mean_latency_us, b.series.mean_latency_us)

@@ -51,7 +51,7 @@ def test_bad_size_message_is_the_documented_one() -> None:
 
 @pytest.mark.parametrize("bad", [-1, True, 1.5, None])
 def test_non_size_types_are_rejected(bad: object) -> None:
-    with pytest.raises(WorkloadError, match="^size: "):
+    with pytest.raises(WorkloadError, match=r"^size: "):
         parse_size(bad)  # type: ignore[arg-type]
 
 

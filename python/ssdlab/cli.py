@@ -16,6 +16,7 @@ Bad input (unknown preset, bad size, iodepth 0, unknown rw, bad ``--set`` path) 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,7 +63,8 @@ SetOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams.")]
 
-stdout = Console()
+# Piped to a file, a table need not fit 80 columns: wide enough not to wrap the headers.
+stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 stderr = Console(stderr=True)
 
 
@@ -231,7 +233,7 @@ def _print_result(res: Result) -> None:
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
     stdout.print(t)
-    c = Table(title=f"Drive counters over the run ({res.elapsed_s:g} s measured)")
+    c = Table(title=f"Drive counters over the run ({res.elapsed_s:.3g} s measured)")
     c.add_column("counter")
     c.add_column("value", justify="right")
     for name, value in res.counters.items():

@@ -1,0 +1,136 @@
+"""The ``ssdlab`` script as a user runs it: a subprocess from the venv's bin folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ssdlab
+
+SSDLAB = Path(sys.executable).parent / "ssdlab"
+SMALL = ["--set", "ftl.user_capacity_gb=16"]
+pytestmark = pytest.mark.skipif(not SSDLAB.exists(), reason="the ssdlab script is installed by `make build`")
+
+
+def ssdlab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # A fixed width so rich lays tables out the same wherever the tests run.
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([str(SSDLAB), *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
+
+
+def test_presets_lists_the_builtins() -> None:
+    out = ssdlab_cli("presets")
+    assert out.returncode == 0, out.stderr
+    for name in ssdlab.list_presets():
+        assert name in out.stdout
+
+
+def test_show_round_trips_through_drive(tmp_path: Path) -> None:
+    shown = ssdlab_cli("show", "bg4-1tb", "--set", "nand.tR_us=61.5", *SMALL)
+    assert shown.returncode == 0, shown.stderr
+    assert "tR_us = 61.5" in shown.stdout
+    path = tmp_path / "mine.toml"
+    path.write_text(shown.stdout)
+    args = ["--drive", str(path), "--rw", "randread", "--size", "64m", "--runtime", "10ms", "--json"]
+    out = ssdlab_cli("workload", *args)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["config_toml"] == shown.stdout
+
+
+def test_workload_json_parses() -> None:
+    args = [
+        "--preset",
+        "bg4-1tb",
+        *SMALL,
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "32",
+        "--numjobs",
+        "1",
+    ]
+    out = ssdlab_cli("workload", *args, "--size", "1g", "--runtime", "0.2s", "--seed", "7", "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert (d["preset"], d["seed"], d["ssdlab_version"]) == ("bg4-1tb", 7, ssdlab.__version__)
+    assert d["workload"]["iodepth"] == 32
+    assert d["write"]["ios"] > 0 and d["iops"] > 0
+    assert d["elapsed_s"] == pytest.approx(0.2, rel=0.05)
+    assert "99.99" in d["latency"]["percentiles_us"]
+    assert "waf" in d["counters"]
+
+
+def test_workload_table_shows_iops_percentiles_and_counters() -> None:
+    out = ssdlab_cli("workload", *SMALL, "--rw", "randrw", "--size", "256m", "--runtime", "50ms")
+    assert out.returncode == 0, out.stderr
+    for word in ("IOPS", "MB/s", "p99.99", "read", "write", "nand_pages_programmed", "waf"):
+        assert word in out.stdout
+
+
+def test_run_cdm_writes_results_json(tmp_path: Path) -> None:
+    args = ["--preset", "bg4-1tb", *SMALL, "--suite", "cdm", "--test-size", "64m", "--runs", "2"]
+    out = ssdlab_cli(
+        "run", *args, "--duration", "50ms", "--interval", "0.1s", "--seed", "5", "--out", "res", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    for word in ("SEQ1M Q8T1", "RND4K Q1T1", "Read MB/s", "Write MB/s", "WAF", "GC moves", "die util"):
+        assert word in out.stdout
+    files = list((tmp_path / "res").glob("bg4-1tb-cdm-*.json"))
+    assert len(files) == 1
+    d = json.loads(files[0].read_text())
+    assert (d["preset"], d["seed"], d["ssdlab_version"], d["suite"]) == (
+        "bg4-1tb",
+        5,
+        ssdlab.__version__,
+        "cdm8",
+    )
+    assert 'name = "bg4-1tb"' in d["config_toml"]
+    assert [r["direction"] for r in d["rows"]] == ["read"] * 4 + ["write"] * 4
+
+
+def test_run_json_prints_the_same_document(tmp_path: Path) -> None:
+    args = [*SMALL, "--suite", "cdm6", "--test-size", "16m", "--runs", "1", "--duration", "20ms", "--json"]
+    out = ssdlab_cli("run", *args, "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    (written,) = tmp_path.glob("*.json")
+    assert json.loads(out.stdout) == json.loads(written.read_text())
+    assert json.loads(out.stdout)["rows"][1]["test"] == "4KiB Q8T8"
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["workload", "--preset", "bg5-1tb"], "preset"),
+        (["run", "--preset", "bg5-1tb"], "preset"),
+        (["show", "bg5-1tb"], "preset"),
+        (["workload", "--bs", "4q"], "bs"),
+        (["workload", "--size", "8x"], "size"),
+        (["run", "--test-size", "1q"], "test_size"),
+        (["workload", "--iodepth", "0"], "iodepth"),
+        (["workload", "--rw", "randomread"], "rw"),
+        (["workload", "--set", "nand.no_such_key=1"], "nand.no_such_key"),
+        (["show", "bg4-1tb", "--set", "nand.tR_us"], "--set"),
+        (["run", "--suite", "cdm9"], "suite"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_field_and_exit_2(args: list[str], field: str) -> None:
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith(f"error: {field}: ")
+    assert out.stdout == ""
+
+
+def test_usage_errors_exit_2_without_traceback() -> None:
+    out = ssdlab_cli("workload", "--iodepth", "abc")
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and "--iodepth" in out.stderr

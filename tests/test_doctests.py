@@ -1,0 +1,29 @@
+"""The Examples in the package's docstrings run, so the documentation cannot drift from the code."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "ssdlab",
+    "ssdlab.units",
+    "ssdlab.errors",
+    "ssdlab.workload",
+    "ssdlab.presets",
+    "ssdlab.drive",
+    "ssdlab.result",
+    "ssdlab.suites.cdm",
+    "ssdlab.cli",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
