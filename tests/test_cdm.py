@@ -114,3 +114,21 @@ def test_bad_options_name_the_field(kwargs: dict[str, object], field: str) -> No
     with pytest.raises(WorkloadError) as info:
         run_cdm(drive, **kwargs)  # type: ignore[arg-type]
     assert info.value.field == field
+
+
+@pytest.mark.slow
+def test_defaults_on_the_full_bg4() -> None:
+    # The README's `make run`: CrystalDiskMark 8 defaults on the whole 1 TB drive.
+    drive = Drive.from_preset("bg4-1tb")
+    res = run_cdm(drive)
+    assert (res.version, res.test_size, res.runs, res.duration_s, res.interval_s) == (
+        "8",
+        1 << 30,
+        5,
+        5.0,
+        5.0,
+    )
+    assert all(len(r.runs_mbps) == 5 and r.mbps > 0 for r in res.rows)
+    # 1 test file + 8 tests x (warm-up 5 s + 5 x 5 s) + 7 intervals of 5 s, all simulated
+    assert drive.now_s > 8 * 30 + 7 * 5
+    assert res.row("SEQ1M Q8T1", "read").mbps > res.row("SEQ1M Q1T1", "read").mbps
