@@ -8,15 +8,9 @@ use std::time::Instant;
 const SEC: u64 = 1_000_000_000;
 
 fn drive(overrides: &[(&str, &str)]) -> Drive {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../python/ssdlab/presets/bg4-1tb.toml"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/presets/bg4-1tb.toml");
     let text = std::fs::read_to_string(path).expect("preset");
-    let o: Vec<(String, String)> = overrides
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let o: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Drive::new(DriveConfig::from_toml_str(&text, &o).expect("config")).expect("drive")
 }
 
@@ -29,13 +23,7 @@ fn timed(d: &mut Drive, w: &Workload) -> (u64, f64) {
 }
 
 fn seq_fill(d: &mut Drive) -> Workload {
-    Workload {
-        rw: Rw::Write,
-        bs: 128 << 10,
-        iodepth: 32,
-        size: d.capacity_bytes(),
-        ..Workload::default()
-    }
+    Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: d.capacity_bytes(), ..Workload::default() }
 }
 
 fn scenario(name: &str) -> String {
@@ -45,13 +33,7 @@ fn scenario(name: &str) -> String {
             let span = 64u64 << 30;
             timed(
                 &mut d,
-                &Workload {
-                    rw: Rw::Write,
-                    bs: 1 << 20,
-                    iodepth: 8,
-                    size: span,
-                    ..Workload::default()
-                },
+                &Workload { rw: Rw::Write, bs: 1 << 20, iodepth: 8, size: span, ..Workload::default() },
             );
             let w = Workload {
                 rw: Rw::RandRead,
@@ -66,19 +48,11 @@ fn scenario(name: &str) -> String {
         }
         "randwrite" => {
             // GC steady state needs the drive full and overwritten: bg4-1tb's geometry with 120 blocks per plane (64 GB user).
-            let mut d = drive(&[
-                ("nand.blocks_per_plane", "120"),
-                ("ftl.user_capacity_gb", "64"),
-            ]);
+            let mut d = drive(&[("nand.blocks_per_plane", "120"), ("ftl.user_capacity_gb", "64")]);
             let fill = seq_fill(&mut d);
             timed(&mut d, &fill);
             let cap = d.capacity_bytes();
-            let w = |io_size| Workload {
-                rw: Rw::RandWrite,
-                iodepth: 32,
-                io_size,
-                ..Workload::default()
-            };
+            let w = |io_size| Workload { rw: Rw::RandWrite, iodepth: 32, io_size, ..Workload::default() };
             timed(&mut d, &w(2 * cap)); // into steady state
             let t = Instant::now();
             let r = d.run(&w(cap), &mut |_| true).expect("run");
@@ -94,7 +68,10 @@ fn scenario(name: &str) -> String {
             let mut d = drive(&[]);
             let w = seq_fill(&mut d);
             let (ios, s) = timed(&mut d, &w);
-            format!("128 KiB sequential fill of bg4-1tb (1024 GB): {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+            format!(
+                "128 KiB sequential fill of bg4-1tb (1024 GB): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+                ios as f64 / s / 1e6
+            )
         }
         _ => panic!("unknown scenario {name}: randread, randwrite, fill"),
     }
@@ -116,19 +93,13 @@ fn main() {
         println!("{line}; peak RSS {:.0} MiB", peak_rss_mib());
         return;
     }
-    let wanted: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     for name in ["randread", "randwrite", "fill"] {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
             continue;
         }
         let exe = std::env::current_exe().expect("own path");
-        let out = Command::new(exe)
-            .env("SSDLAB_BENCH_SCENARIO", name)
-            .output()
-            .expect("run scenario");
+        let out = Command::new(exe).env("SSDLAB_BENCH_SCENARIO", name).output().expect("run scenario");
         print!("{}", String::from_utf8_lossy(&out.stdout));
         eprint!("{}", String::from_utf8_lossy(&out.stderr));
     }

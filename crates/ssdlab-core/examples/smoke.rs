@@ -3,13 +3,7 @@ fn main() {
     let text = std::fs::read_to_string("python/ssdlab/presets/bg4-1tb.toml").unwrap();
     let mut d = Drive::new(DriveConfig::from_toml_str(&text, &[]).unwrap()).unwrap();
     let t = std::time::Instant::now();
-    let w = Workload {
-        rw: Rw::Write,
-        bs: 1 << 20,
-        iodepth: 8,
-        size: 32 << 30,
-        ..Workload::default()
-    };
+    let w = Workload { rw: Rw::Write, bs: 1 << 20, iodepth: 8, size: 32 << 30, ..Workload::default() };
     let r = d.run(&w, &mut |_| true).unwrap();
     println!("fill {:.0} MB/s {:?}", r.bandwidth_mbps(), t.elapsed());
     for (rw, bs, qd) in [

@@ -25,6 +25,9 @@ pub struct Drive {
     ctl: Controller,
     queue: DeviceQueue,
     now: Ns,
+    /// When the last host command completed: background work may start `idle_after` later.
+    host_busy_until: Ns,
+    idle_after: Ns,
     host: HostTotals,
 }
 
@@ -55,6 +58,8 @@ impl Drive {
             ctl: Controller::new(&cfg),
             queue: DeviceQueue::new(cfg.link.queue_depth_limit),
             now: 0,
+            host_busy_until: 0,
+            idle_after: crate::engine::us_to_ns(cfg.ftl.idle_after_ms * 1e3),
             host: HostTotals::default(),
             cfg,
         })
@@ -79,9 +84,17 @@ impl Drive {
         &self.ctl
     }
 
-    /// Let `ns` of simulated time pass with no host IO.
+    /// Let `ns` of simulated time pass with no host IO; the drive does its background work.
     pub fn idle(&mut self, ns: Ns) {
         self.now += ns;
+        self.background_until(self.now);
+    }
+
+    fn background_until(&mut self, now: Ns) {
+        let from = self.host_busy_until + self.idle_after;
+        if now > from {
+            self.ctl.background(from, now);
+        }
     }
 
     /// Deallocate (TRIM) `len` bytes from `offset`, rounded inward to whole 4 KiB pages.
@@ -123,8 +136,15 @@ impl Drive {
             ("nand_bytes_programmed", (n.pages_programmed * page) as f64),
             ("nand_blocks_erased", n.blocks_erased as f64),
             ("nand_bus_bytes", n.bus_bytes as f64),
+            ("nand_slc_pages_programmed", n.slc_pages_programmed as f64),
             ("gc_blocks_erased", f.gc_blocks_erased as f64),
             ("gc_page_moves", f.gc_slots_moved as f64),
+            ("background_blocks_erased", f.background_blocks_erased as f64),
+            ("slc_bytes_written", (f.slc_slots_written * SLOT_BYTES) as f64),
+            ("folded_bytes", (f.folded_slots * SLOT_BYTES) as f64),
+            ("slc_cache_used_bytes", (self.ctl.ftl.slc_used_slots() * SLOT_BYTES) as f64),
+            ("slc_cache_size_bytes", (self.ctl.ftl.slc_budget_slots() * SLOT_BYTES) as f64),
+            ("mapped_bytes", (self.ctl.ftl.mapped_lpns() * SLOT_BYTES) as f64),
             ("trimmed_pages", f.trimmed_slots as f64),
             ("write_buffer_hits", c.write_buffer_hits as f64),
             ("write_buffer_stall_ns", c.write_buffer_stall_ns as f64),
@@ -153,11 +173,7 @@ impl Drive {
         let busy_before = self.ctl.nand.die_busy_ns();
         let t0 = self.now;
         let measure_start = t0 + w.ramp_time_ns;
-        let stop_issue = if w.runtime_ns > 0 {
-            measure_start + w.runtime_ns
-        } else {
-            Ns::MAX
-        };
+        let stop_issue = if w.runtime_ns > 0 { measure_start + w.runtime_ns } else { Ns::MAX };
         let mut stats = RunStats::new(measure_start, w.interval_ns);
         let mut jobs: Vec<Job> = (0..w.numjobs).map(|i| Job::new(w, i, cap, t0)).collect();
         let mut queue = EventQueue::default();
@@ -170,12 +186,8 @@ impl Drive {
         let mut events = 0u64;
         while let Some((t, ev)) = queue.pop() {
             events += 1;
-            if events % 65_536 == 0 {
-                let by_time = if w.runtime_ns > 0 {
-                    (t - t0) as f64 / (stop_issue - t0) as f64
-                } else {
-                    0.0
-                };
+            if events.is_multiple_of(65_536) {
+                let by_time = if w.runtime_ns > 0 { (t - t0) as f64 / (stop_issue - t0) as f64 } else { 0.0 };
                 let by_bytes = moved as f64 / total_bytes as f64;
                 if !progress(by_time.max(by_bytes).min(1.0)) {
                     self.now = t;
@@ -250,6 +262,7 @@ impl Drive {
 
     /// One command from the host at `now`; returns when the host sees it complete.
     fn submit(&mut self, now: Ns, kind: IoKind, offset: u64, len: u64) -> Result<Ns, SimError> {
+        self.background_until(now);
         let start = self.queue.admit(now) + self.cfg.host.submit_ns;
         let lpn = (offset / SLOT_BYTES) as u32;
         let n = (len / SLOT_BYTES) as u32;
@@ -271,6 +284,7 @@ impl Drive {
             }
         } + self.cfg.host.complete_ns;
         self.queue.complete_at(done);
+        self.host_busy_until = self.host_busy_until.max(done);
         Ok(done)
     }
 
@@ -287,55 +301,39 @@ impl Drive {
             .zip(before)
             .map(|((k, v), (_, b))| match k {
                 // levels, not totals: report the value now
-                "free_blocks" | "pe_cycles_min" | "pe_cycles_max" | "pe_cycles_mean" => (k, v),
+                "free_blocks"
+                | "pe_cycles_min"
+                | "pe_cycles_max"
+                | "pe_cycles_mean"
+                | "slc_cache_used_bytes"
+                | "slc_cache_size_bytes"
+                | "mapped_bytes" => (k, v),
                 _ => (k, v - b),
             })
             .collect();
-        let get = |name: &str| {
-            counters
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map_or(0.0, |(_, v)| *v)
-        };
+        let get = |name: &str| counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v);
         let host_w = get("host_write_bytes");
-        let waf = if host_w > 0.0 {
-            get("nand_bytes_programmed") / host_w
-        } else {
-            0.0
-        };
+        let waf = if host_w > 0.0 { get("nand_bytes_programmed") / host_w } else { 0.0 };
         let die_utilisation: Vec<f64> = self
             .ctl
             .nand
             .die_busy_ns()
             .iter()
             .zip(busy_before)
-            .map(|(a, b)| {
-                if wall == 0 {
-                    0.0
-                } else {
-                    ((a - b) as f64 / wall as f64).min(1.0)
-                }
-            })
+            .map(|(a, b)| if wall == 0 { 0.0 } else { ((a - b) as f64 / wall as f64).min(1.0) })
             .collect();
         let mean_util = die_utilisation.iter().sum::<f64>() / die_utilisation.len() as f64;
         counters.push(("waf", waf));
         counters.push(("die_utilisation_mean", mean_util));
         counters.push(("elapsed_s", stats.elapsed_ns() as f64 / 1e9));
-        RunResult {
-            stats,
-            counters,
-            die_utilisation,
-        }
+        RunResult { stats, counters, die_utilisation }
     }
 }
 
 impl RunResult {
     /// A counter by name (0 when absent).
     pub fn counter(&self, name: &str) -> f64 {
-        self.counters
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map_or(0.0, |(_, v)| *v)
+        self.counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v)
     }
 
     /// Measured IOs per simulated second (reads + writes).

@@ -30,8 +30,21 @@ fn overrides_reach_nested_parameters_and_keep_types() {
         ],
     )
     .unwrap();
-    assert_eq!(cfg.nand.tR_us, 61.0);
+    assert_eq!(cfg.nand.tR_us, vec![61.0]);
     assert_eq!(cfg.controller.map_cache.lookup_ns, 250);
+}
+
+#[test]
+fn a_list_parameter_takes_one_value_or_a_list() {
+    let o = |v: &str| vec![("nand.tR_us".to_string(), v.to_string())];
+    let text = preset_text("bg4-1tb");
+    assert_eq!(
+        DriveConfig::from_toml_str(&text, &o("[40, 50.5, 60]")).unwrap().nand.tR_us,
+        vec![40.0, 50.5, 60.0]
+    );
+    let e = DriveConfig::from_toml_str(&text, &o("[40, 50]")).unwrap_err();
+    assert_eq!(e.problems[0].path, "nand.tR_us", "TLC needs one value or three: {e}");
+    assert!(DriveConfig::from_toml_str(&text, &o("fast")).is_err());
 }
 
 #[test]
@@ -40,15 +53,9 @@ fn a_bad_override_names_the_path_and_value() {
     let text = preset_text("bg4-1tb");
     let e = DriveConfig::from_toml_str(&text, &o("nand.tR_uss", "61")).unwrap_err();
     assert_eq!(e.problems[0].path, "nand.tR_uss");
-    assert!(
-        e.to_string().contains("tR_us"),
-        "lists the keys that exist: {e}"
-    );
+    assert!(e.to_string().contains("tR_us"), "lists the keys that exist: {e}");
     let e = DriveConfig::from_toml_str(&text, &o("nand.channels", "four")).unwrap_err();
-    assert_eq!(
-        (e.problems[0].path.as_str(), e.problems[0].value.as_str()),
-        ("nand.channels", "four")
-    );
+    assert_eq!((e.problems[0].path.as_str(), e.problems[0].value.as_str()), ("nand.channels", "four"));
     let e = DriveConfig::from_toml_str(&text, &o("link.kind", "usb")).unwrap_err();
     assert!(e.to_string().contains("usb"), "{e}");
 }
@@ -58,11 +65,7 @@ fn validation_reports_every_problem_with_its_path() {
     let o = |k: &str, v: &str| (k.to_string(), v.to_string());
     let e = DriveConfig::from_toml_str(
         &preset_text("bg4-1tb"),
-        &[
-            o("nand.channels", "0"),
-            o("link.lanes", "3"),
-            o("ftl.user_capacity_gb", "5000"),
-        ],
+        &[o("nand.channels", "0"), o("link.lanes", "3"), o("ftl.user_capacity_gb", "5000")],
     )
     .unwrap_err();
     let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
@@ -79,4 +82,5 @@ fn unknown_keys_are_errors_not_silently_ignored() {
     let text = preset_text("bg4-1tb").replace("tR_us = ", "tR_uss = ");
     let e = DriveConfig::from_toml_str(&text, &[]).unwrap_err();
     assert!(e.to_string().contains("tR_uss"), "{e}");
+    assert!(e.problems[0].path.starts_with("nand"), "the path names the section: {e}");
 }

@@ -31,14 +31,8 @@ fn fingerprint(r: &RunResult) -> String {
         l.mean_ns().to_bits(),
         l.percentile_ns(99.99),
         l.max_ns(),
-        r.counters
-            .iter()
-            .map(|(k, v)| (k, v.to_bits()))
-            .collect::<Vec<_>>(),
-        r.die_utilisation
-            .iter()
-            .map(|u| u.to_bits())
-            .collect::<Vec<_>>()
+        r.counters.iter().map(|(k, v)| (k, v.to_bits())).collect::<Vec<_>>(),
+        r.die_utilisation.iter().map(|u| u.to_bits()).collect::<Vec<_>>()
     )
 }
 
@@ -60,10 +54,7 @@ fn same_seed_same_result_bit_for_bit() {
 fn a_clone_continues_exactly_like_its_original() {
     let mut original = fresh();
     let mut copy = original.clone();
-    assert_eq!(
-        fingerprint(&run(&mut original, mixed(3))),
-        fingerprint(&run(&mut copy, mixed(3)))
-    );
+    assert_eq!(fingerprint(&run(&mut original, mixed(3))), fingerprint(&run(&mut copy, mixed(3))));
 }
 
 #[test]

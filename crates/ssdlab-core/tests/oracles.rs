@@ -9,7 +9,7 @@ use ssdlab_core::{Rw, Workload};
 
 #[test]
 fn qd1_random_read_latency_is_the_sum_of_its_configured_stages() {
-    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "16")]);
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "16"), ("ftl.slc_cache.enabled", "false")]);
     fill(&mut d, 1 << 30);
     d.idle(SEC); // every die and channel idle again
     let cfg = d.config().clone();
@@ -30,7 +30,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_configured_stages() {
         + cfg.controller.read_overhead_ns
         + cfg.controller.map_cache.lookup_ns
         + cfg.nand.command_overhead_ns
-        + us_to_ns(cfg.nand.tR_us)
+        + us_to_ns(cfg.nand.tR_us[0])
         + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
         + link.wire_ns(4096)
         + cfg.link.latency_ns
@@ -43,13 +43,7 @@ fn reading_unwritten_lbas_touches_no_flash() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "16")]);
     let r = run(
         &mut d,
-        Workload {
-            rw: Rw::RandRead,
-            iodepth: 8,
-            size: 1 << 30,
-            io_size: 4 << 20,
-            ..Workload::default()
-        },
+        Workload { rw: Rw::RandRead, iodepth: 8, size: 1 << 30, io_size: 4 << 20, ..Workload::default() },
     );
     assert_eq!(r.counter("nand_pages_read"), 0.0);
     assert_eq!(r.counter("unmapped_reads"), 1024.0);
@@ -57,7 +51,7 @@ fn reading_unwritten_lbas_touches_no_flash() {
 
 /// Sequential 128 KiB reads at QD32 from a sequentially written region.
 fn seq_read_mbps(overrides: &[(&str, &str)]) -> (f64, f64) {
-    let mut o = vec![("ftl.user_capacity_gb", "32")];
+    let mut o = vec![("ftl.user_capacity_gb", "32"), ("ftl.slc_cache.enabled", "false")];
     o.extend_from_slice(overrides);
     let mut d = drive("bg4-1tb", &o);
     fill(&mut d, 8 << 30);
@@ -65,18 +59,12 @@ fn seq_read_mbps(overrides: &[(&str, &str)]) -> (f64, f64) {
     let cfg = d.config().clone();
     let r = run(
         &mut d,
-        Workload {
-            rw: Rw::Read,
-            bs: 128 << 10,
-            iodepth: 32,
-            size: 8 << 30,
-            ..Workload::default()
-        },
+        Workload { rw: Rw::Read, bs: 128 << 10, iodepth: 32, size: 8 << 30, ..Workload::default() },
     );
     let n = &cfg.nand;
     let link = Link::new(&cfg.link).payload_bytes_per_s();
     let bus = f64::from(n.channels) * f64::from(n.bus_mts) * 1e6;
-    let die_ns = us_to_ns(n.tR_us) + n.command_overhead_ns;
+    let die_ns = us_to_ns(n.tR_us[0]) + n.command_overhead_ns;
     let dies = f64::from(n.channels * n.dies_per_channel)
         * f64::from(n.planes_per_die * n.page_size_kib * 1024)
         / (die_ns as f64 / 1e9);
@@ -87,30 +75,21 @@ fn seq_read_mbps(overrides: &[(&str, &str)]) -> (f64, f64) {
 fn sequential_read_is_bound_by_the_channels() {
     let (got, want) = seq_read_mbps(&[]);
     eprintln!("sequential read {got:.0} MB/s, oracle {want:.0}");
-    assert!(
-        (got / want - 1.0).abs() < 0.02,
-        "got {got:.0} MB/s, oracle {want:.0}"
-    );
+    assert!((got / want - 1.0).abs() < 0.02, "got {got:.0} MB/s, oracle {want:.0}");
 }
 
 #[test]
 fn sequential_read_is_bound_by_the_link() {
     let (got, want) = seq_read_mbps(&[("nand.bus_mts", "1600"), ("link.lanes", "2")]);
     eprintln!("sequential read {got:.0} MB/s, oracle {want:.0}");
-    assert!(
-        (got / want - 1.0).abs() < 0.02,
-        "got {got:.0} MB/s, oracle {want:.0}"
-    );
+    assert!((got / want - 1.0).abs() < 0.02, "got {got:.0} MB/s, oracle {want:.0}");
 }
 
 #[test]
 fn sequential_read_is_bound_by_the_dies() {
     let (got, want) = seq_read_mbps(&[("nand.tR_us", "400")]);
     eprintln!("sequential read {got:.0} MB/s, oracle {want:.0}");
-    assert!(
-        (got / want - 1.0).abs() < 0.02,
-        "got {got:.0} MB/s, oracle {want:.0}"
-    );
+    assert!((got / want - 1.0).abs() < 0.02, "got {got:.0} MB/s, oracle {want:.0}");
 }
 
 /// Principal branch of Lambert W for x in [-1/e, 0), by Newton's method.
@@ -154,6 +133,7 @@ fn simulated_waf(spare: f64) -> (f64, f64) {
             ("nand.page_size_kib", "4"),
             ("nand.one_shot_program", "false"),
             ("ftl.gc_threshold_free_blocks", "1"),
+            ("ftl.slc_cache.enabled", "false"),
             ("ftl.user_capacity_gb", &user_gb),
         ],
     );
@@ -178,17 +158,11 @@ fn simulated_waf(spare: f64) -> (f64, f64) {
 #[test]
 fn greedy_gc_waf_matches_the_analytical_model_at_7_percent_spare() {
     let (got, want) = simulated_waf(0.07);
-    assert!(
-        (got / want - 1.0).abs() < 0.10,
-        "WAF {got:.2}, greedy model {want:.2}"
-    );
+    assert!((got / want - 1.0).abs() < 0.10, "WAF {got:.2}, greedy model {want:.2}");
 }
 
 #[test]
 fn greedy_gc_waf_matches_the_analytical_model_at_28_percent_spare() {
     let (got, want) = simulated_waf(0.28);
-    assert!(
-        (got / want - 1.0).abs() < 0.10,
-        "WAF {got:.2}, greedy model {want:.2}"
-    );
+    assert!((got / want - 1.0).abs() < 0.10, "WAF {got:.2}, greedy model {want:.2}");
 }

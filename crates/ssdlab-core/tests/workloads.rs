@@ -10,14 +10,7 @@ fn a_job_stops_after_size_bytes_unless_time_based() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     let r = run(
         &mut d,
-        Workload {
-            rw: Rw::Write,
-            bs: 65536,
-            iodepth: 4,
-            numjobs: 3,
-            size: 64 << 20,
-            ..Workload::default()
-        },
+        Workload { rw: Rw::Write, bs: 65536, iodepth: 4, numjobs: 3, size: 64 << 20, ..Workload::default() },
     );
     assert_eq!(r.stats.write.bytes, 3 * (64 << 20));
     let r = run(
@@ -32,10 +25,7 @@ fn a_job_stops_after_size_bytes_unless_time_based() {
             ..Workload::default()
         },
     );
-    assert!(
-        r.stats.read.bytes > 64 << 20,
-        "time_based loops over the region"
-    );
+    assert!(r.stats.read.bytes > 64 << 20, "time_based loops over the region");
     let ms = r.stats.elapsed_ns() as f64 / 1e6;
     assert!((100.0..101.0).contains(&ms), "runtime honoured: {ms} ms");
 }
@@ -63,16 +53,9 @@ fn rate_iops_paces_an_open_loop_job() {
 fn thinktime_spaces_the_ios_of_a_slot() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     fill(&mut d, 1 << 30);
-    d.idle(SEC);
-    let busy = run(
-        &mut d,
-        Workload {
-            rw: Rw::RandRead,
-            size: 1 << 30,
-            io_size: 4 << 20,
-            ..Workload::default()
-        },
-    );
+    d.idle(5 * SEC); // long enough to fold the SLC cache too
+    let busy =
+        run(&mut d, Workload { rw: Rw::RandRead, size: 1 << 30, io_size: 4 << 20, ..Workload::default() });
     let idle = run(
         &mut d,
         Workload {
@@ -86,7 +69,7 @@ fn thinktime_spaces_the_ios_of_a_slot() {
     let per_io_busy = busy.stats.elapsed_ns() / 1024;
     let per_io_idle = idle.stats.elapsed_ns() / 1024;
     assert!(
-        (per_io_idle - per_io_busy).abs_diff(100_000) < 1_000,
+        (per_io_idle as i64 - per_io_busy as i64).abs_diff(100_000) < 1_000,
         "{per_io_busy} vs {per_io_idle}"
     );
 }
@@ -137,16 +120,8 @@ fn sata_ncq_caps_the_queue_at_32() {
     };
     let at32 = qd(&mut d, 32);
     let at128 = qd(&mut d, 128);
-    assert!(
-        (at128.iops() / at32.iops() - 1.0).abs() < 0.02,
-        "{} vs {}",
-        at32.iops(),
-        at128.iops()
-    );
-    assert!(
-        at128.latency().mean_ns() > 3.0 * at32.latency().mean_ns(),
-        "the extra IOs wait in the host"
-    );
+    assert!((at128.iops() / at32.iops() - 1.0).abs() < 0.02, "{} vs {}", at32.iops(), at128.iops());
+    assert!(at128.latency().mean_ns() > 3.0 * at32.latency().mean_ns(), "the extra IOs wait in the host");
 }
 
 #[test]
@@ -154,15 +129,7 @@ fn trim_unmaps_and_later_reads_skip_flash() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     fill(&mut d, 64 << 20);
     d.trim(0, 64 << 20).unwrap();
-    let r = run(
-        &mut d,
-        Workload {
-            rw: Rw::Read,
-            bs: 1 << 20,
-            size: 64 << 20,
-            ..Workload::default()
-        },
-    );
+    let r = run(&mut d, Workload { rw: Rw::Read, bs: 1 << 20, size: 64 << 20, ..Workload::default() });
     assert_eq!(r.counter("nand_pages_read"), 0.0);
     assert_eq!(r.counter("unmapped_reads"), 16384.0);
 }
@@ -170,24 +137,8 @@ fn trim_unmaps_and_later_reads_skip_flash() {
 #[test]
 fn reads_of_just_written_data_hit_the_write_buffer() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
-    run(
-        &mut d,
-        Workload {
-            rw: Rw::Write,
-            bs: 4096,
-            size: 16 << 10,
-            ..Workload::default()
-        },
-    );
-    let r = run(
-        &mut d,
-        Workload {
-            rw: Rw::Read,
-            bs: 4096,
-            size: 16 << 10,
-            ..Workload::default()
-        },
-    );
+    run(&mut d, Workload { rw: Rw::Write, bs: 4096, size: 16 << 10, ..Workload::default() });
+    let r = run(&mut d, Workload { rw: Rw::Read, bs: 4096, size: 16 << 10, ..Workload::default() });
     assert_eq!(r.counter("write_buffer_hits"), 4.0);
     assert_eq!(r.counter("nand_pages_read"), 0.0);
 }
@@ -196,41 +147,11 @@ fn reads_of_just_written_data_hit_the_write_buffer() {
 fn bad_workloads_name_the_field() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     let cases = [
-        (
-            Workload {
-                iodepth: 0,
-                ..Workload::default()
-            },
-            "iodepth",
-        ),
-        (
-            Workload {
-                bs: 1000,
-                ..Workload::default()
-            },
-            "bs",
-        ),
-        (
-            Workload {
-                size: 1 << 50,
-                ..Workload::default()
-            },
-            "size",
-        ),
-        (
-            Workload {
-                rwmixread: 101,
-                ..Workload::default()
-            },
-            "rwmixread",
-        ),
-        (
-            Workload {
-                time_based: true,
-                ..Workload::default()
-            },
-            "runtime",
-        ),
+        (Workload { iodepth: 0, ..Workload::default() }, "iodepth"),
+        (Workload { bs: 1000, ..Workload::default() }, "bs"),
+        (Workload { size: 1 << 50, ..Workload::default() }, "size"),
+        (Workload { rwmixread: 101, ..Workload::default() }, "rwmixread"),
+        (Workload { time_based: true, ..Workload::default() }, "runtime"),
     ];
     for (w, field) in cases {
         match d.run(&w, &mut |_| true) {

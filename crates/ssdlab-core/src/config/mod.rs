@@ -100,7 +100,7 @@ pub enum GcPolicy {
     Greedy,
 }
 
-/// The flash translation layer: capacity exposed to the host and garbage collection.
+/// The flash translation layer: capacity exposed to the host, garbage collection, the SLC cache.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
@@ -109,6 +109,38 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicy,
     /// Foreground GC starts on a die when its free blocks fall to this number.
     pub gc_threshold_free_blocks: u32,
+    /// Background work (idle GC, folding) starts once the host has been idle this long.
+    pub idle_after_ms: f64,
+    /// Idle GC keeps at least this many free blocks per die (0 = no idle GC).
+    pub background_gc_free_blocks: u32,
+    pub slc_cache: SlcCacheConfig,
+}
+
+/// What happens to host writes once the SLC cache is used up.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PostCache {
+    /// Write straight to native (TLC/QLC) blocks.
+    Direct,
+    /// Keep writing through SLC, folding the oldest SLC data to native blocks to make room.
+    Fold,
+}
+
+/// A dynamic SLC cache: free native blocks run in SLC mode for fast writes, folded to native density later.
+///
+/// Its size in host data is `static_gb + dynamic_fraction * unwritten user capacity / bits_per_cell`: it
+/// shrinks as the drive fills, down to the static part.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCacheConfig {
+    pub enabled: bool,
+    /// SLC capacity that never goes away, decimal GB of host data.
+    pub static_gb: f64,
+    /// Share of unwritten user capacity that may run in SLC mode (0..=1).
+    pub dynamic_fraction: f64,
+    pub post_cache: PostCache,
+    /// Fold SLC data to native blocks when the host is idle, restoring the cache.
+    pub idle_fold: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -155,10 +187,15 @@ pub struct NandConfig {
     /// Program all bits of a wordline at once (3D TLC/QLC one-shot): a program unit is
     /// bits_per_cell pages per plane.
     pub one_shot_program: bool,
-    /// Page read (array to page register).
-    pub tR_us: f64,
-    /// Program time of one program unit.
-    pub tPROG_us: f64,
+    /// Page read (array to page register) per page type, LSB first: one value for all page types, or
+    /// bits_per_cell values (TLC: LSB, CSB, MSB). Page `p` of a block is of type `p % bits_per_cell`.
+    pub tR_us: Vec<f64>,
+    /// Program time: one-shot program of a whole program unit (one value), or per page type like `tR_us`.
+    pub tPROG_us: Vec<f64>,
+    /// Page read of a block run in SLC mode (one bit per cell).
+    pub slc_tR_us: f64,
+    /// Page program in SLC mode.
+    pub slc_tPROG_us: f64,
     /// Block erase.
     pub tBERS_ms: f64,
     /// Command + address cycles before each array operation.
@@ -175,18 +212,19 @@ impl DriveConfig {
     /// # let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/presets/generic-tlc-dram.toml")).unwrap();
     /// use ssdlab_core::DriveConfig;
     /// let cfg = DriveConfig::from_toml_str(&text, &[("nand.tR_us".into(), "50".into())]).unwrap();
-    /// assert_eq!(cfg.nand.tR_us, 50.0);
+    /// assert_eq!(cfg.nand.tR_us, vec![50.0]);
     /// ```
     pub fn from_toml_str(text: &str, overrides: &[(String, String)]) -> Result<Self, ConfigError> {
-        let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            ConfigError::single("", &e.message().to_string(), &line_of(text, e.span()))
-        })?;
+        let mut doc: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::single(&line_of(text, e.span()), e.message(), ""))?;
         for (path, value) in overrides {
             validate::apply_override(&mut doc, path, value)?;
         }
-        let cfg: DriveConfig = DriveConfig::deserialize(doc).map_err(|e| {
-            // serde's message names the key ("unknown field `x`, expected one of ...").
-            ConfigError::single("", &e.message().to_string(), "")
+        let cfg: DriveConfig = serde_path_to_error::deserialize(doc).map_err(|e| {
+            // serde's message says what is wrong ("unknown field `x`, expected one of ..."); the path says where.
+            let path = e.path().to_string();
+            ConfigError::single(if path == "." { "" } else { &path }, e.inner().message(), "")
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -200,10 +238,7 @@ impl DriveConfig {
 
 fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     match span {
-        Some(r) => format!(
-            "line {}",
-            text[..r.start.min(text.len())].lines().count().max(1)
-        ),
+        Some(r) => format!("line {}", text[..r.start.min(text.len())].lines().count().max(1)),
         None => String::new(),
     }
 }

@@ -1,6 +1,6 @@
 //! Validation of a [`DriveConfig`]: every problem, with its TOML path, the value given and what is allowed.
 
-use super::{DriveConfig, LinkKind};
+use super::{BusMode, DriveConfig, LinkKind};
 use std::fmt;
 
 /// One thing wrong with a drive config.
@@ -23,11 +23,7 @@ pub struct ConfigError {
 impl ConfigError {
     pub(crate) fn single(path: &str, message: &str, value: &str) -> Self {
         ConfigError {
-            problems: vec![Problem {
-                path: path.into(),
-                message: message.into(),
-                value: value.into(),
-            }],
+            problems: vec![Problem { path: path.into(), message: message.into(), value: value.into() }],
         }
     }
 }
@@ -50,56 +46,57 @@ impl fmt::Display for ConfigError {
 }
 
 /// Set `path` (dotted TOML path of an existing key) to `value`, keeping the key's type.
-pub(crate) fn apply_override(
-    doc: &mut toml::Table,
-    path: &str,
-    value: &str,
-) -> Result<(), ConfigError> {
+pub(crate) fn apply_override(doc: &mut toml::Table, path: &str, value: &str) -> Result<(), ConfigError> {
     let bad = |msg: &str| ConfigError::single(path, msg, value);
     let mut parts: Vec<&str> = path.split('.').collect();
-    let last = parts
-        .pop()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| bad("empty parameter path"))?;
+    let last = parts.pop().filter(|s| !s.is_empty()).ok_or_else(|| bad("empty parameter path"))?;
     let mut table = doc;
     for (i, part) in parts.iter().enumerate() {
         table = match table.get_mut(*part) {
             Some(toml::Value::Table(t)) => t,
-            _ => {
-                return Err(bad(&format!(
-                    "no section `{}` in the drive config",
-                    parts[..=i].join(".")
-                )))
-            }
+            _ => return Err(bad(&format!("no section `{}` in the drive config", parts[..=i].join(".")))),
         };
     }
     let old = table.get(last).ok_or_else(|| {
         let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
-        bad(&format!(
-            "unknown parameter; this section has: {}",
-            keys.join(", ")
-        ))
+        bad(&format!("unknown parameter; this section has: {}", keys.join(", ")))
     })?;
     let new = match old {
         toml::Value::String(_) => toml::Value::String(value.to_string()),
-        toml::Value::Integer(_) => value
-            .parse::<i64>()
-            .map(toml::Value::Integer)
-            .map_err(|_| bad("expected an integer"))?,
-        toml::Value::Float(_) => value
-            .parse::<f64>()
-            .map(toml::Value::Float)
-            .map_err(|_| bad("expected a number"))?,
+        toml::Value::Integer(_) => {
+            value.parse::<i64>().map(toml::Value::Integer).map_err(|_| bad("expected an integer"))?
+        }
+        toml::Value::Float(_) => {
+            value.parse::<f64>().map(toml::Value::Float).map_err(|_| bad("expected a number"))?
+        }
         toml::Value::Boolean(_) => match value {
             "true" => toml::Value::Boolean(true),
             "false" => toml::Value::Boolean(false),
             _ => return Err(bad("expected true or false")),
         },
-        _ => {
-            return Err(bad(
-                "this parameter is a section or list; set one of its keys instead",
-            ))
+        toml::Value::Array(_) => {
+            // `--set nand.tR_us=60` (one value for every page type) or `--set 'nand.tR_us=[45,55,65]'`
+            let list = "expected a number or a list like [45, 55, 65]";
+            let parsed: toml::Table = format!("v = {value}").parse().map_err(|_| bad(list))?;
+            let numbers = match parsed.get("v") {
+                Some(toml::Value::Array(a)) => a.clone(),
+                Some(v) => vec![v.clone()],
+                None => Vec::new(),
+            };
+            let floats: Option<Vec<toml::Value>> = numbers
+                .iter()
+                .map(|v| match v {
+                    toml::Value::Integer(i) => Some(toml::Value::Float(*i as f64)),
+                    toml::Value::Float(_) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            match floats {
+                Some(f) if !f.is_empty() => toml::Value::Array(f),
+                _ => return Err(bad(list)),
+            }
         }
+        _ => return Err(bad("this parameter is a section; set one of its keys instead")),
     };
     table.insert(last.to_string(), new);
     Ok(())
@@ -110,28 +107,14 @@ struct Checker(Vec<Problem>);
 impl Checker {
     fn check(&mut self, ok: bool, path: &str, message: &str, value: impl fmt::Display) {
         if !ok {
-            self.0.push(Problem {
-                path: path.into(),
-                message: message.into(),
-                value: value.to_string(),
-            });
+            self.0.push(Problem { path: path.into(), message: message.into(), value: value.to_string() });
         }
     }
     fn range_u(&mut self, path: &str, v: u64, lo: u64, hi: u64) {
-        self.check(
-            (lo..=hi).contains(&v),
-            path,
-            &format!("must be {lo}..={hi}"),
-            v,
-        );
+        self.check((lo..=hi).contains(&v), path, &format!("must be {lo}..={hi}"), v);
     }
     fn range_f(&mut self, path: &str, v: f64, lo: f64, hi: f64) {
-        self.check(
-            v.is_finite() && v >= lo && v <= hi,
-            path,
-            &format!("must be {lo}..={hi}"),
-            v,
-        );
+        self.check(v.is_finite() && v >= lo && v <= hi, path, &format!("must be {lo}..={hi}"), v);
     }
 }
 
@@ -157,73 +140,28 @@ impl DriveConfig {
                 );
             }
             LinkKind::Sata => {
-                c.check(
-                    l.gen == 3,
-                    "link.gen",
-                    "SATA is modelled at revision 3 (6 Gb/s)",
-                    l.gen,
-                );
+                c.check(l.gen == 3, "link.gen", "SATA is modelled at revision 3 (6 Gb/s)", l.gen);
                 c.check(l.lanes == 1, "link.lanes", "SATA has one lane", l.lanes);
-                c.range_u(
-                    "link.max_payload_bytes",
-                    l.max_payload_bytes.into(),
-                    512,
-                    8192,
-                );
+                c.range_u("link.max_payload_bytes", l.max_payload_bytes.into(), 512, 8192);
                 c.range_u("link.queue_depth_limit", l.queue_depth_limit.into(), 1, 32);
             }
         }
-        c.range_u(
-            "link.frame_overhead_bytes",
-            l.frame_overhead_bytes.into(),
-            0,
-            256,
-        );
-        c.range_f(
-            "link.flow_control_overhead_pct",
-            l.flow_control_overhead_pct,
-            0.0,
-            50.0,
-        );
+        c.range_u("link.frame_overhead_bytes", l.frame_overhead_bytes.into(), 0, 256);
+        c.range_f("link.flow_control_overhead_pct", l.flow_control_overhead_pct, 0.0, 50.0);
         c.range_u("link.latency_ns", l.latency_ns, 0, 100_000);
-        c.range_u(
-            "link.queue_depth_limit",
-            l.queue_depth_limit.into(),
-            1,
-            65_536,
-        );
+        c.range_u("link.queue_depth_limit", l.queue_depth_limit.into(), 1, 65_536);
 
         let ctl = &self.controller;
         c.range_u("controller.cores", ctl.cores.into(), 1, 64);
-        c.range_u(
-            "controller.read_overhead_ns",
-            ctl.read_overhead_ns,
-            0,
-            1_000_000,
-        );
-        c.range_u(
-            "controller.write_overhead_ns",
-            ctl.write_overhead_ns,
-            0,
-            1_000_000,
-        );
-        c.range_u(
-            "controller.map_cache.lookup_ns",
-            ctl.map_cache.lookup_ns,
-            0,
-            1_000_000,
-        );
+        c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);
+        c.range_u("controller.write_overhead_ns", ctl.write_overhead_ns, 0, 1_000_000);
+        c.range_u("controller.map_cache.lookup_ns", ctl.map_cache.lookup_ns, 0, 1_000_000);
 
         let n = &self.nand;
         c.range_u("nand.channels", n.channels.into(), 1, 64);
         c.range_u("nand.dies_per_channel", n.dies_per_channel.into(), 1, 64);
         c.range_u("nand.planes_per_die", n.planes_per_die.into(), 1, 8);
-        c.range_u(
-            "nand.blocks_per_plane",
-            n.blocks_per_plane.into(),
-            4,
-            1 << 20,
-        );
+        c.range_u("nand.blocks_per_plane", n.blocks_per_plane.into(), 4, 1 << 20);
         c.range_u("nand.pages_per_block", n.pages_per_block.into(), 1, 1 << 14);
         c.check(
             [4, 8, 16, 32].contains(&n.page_size_kib),
@@ -231,26 +169,37 @@ impl DriveConfig {
             "must be 4, 8, 16 or 32",
             n.page_size_kib,
         );
-        let ppp = if n.one_shot_program {
-            n.cell.bits_per_cell()
-        } else {
-            1
-        };
+        let ppp = if n.one_shot_program { n.cell.bits_per_cell() } else { 1 };
         c.check(
-            n.pages_per_block % ppp == 0,
+            n.pages_per_block.is_multiple_of(ppp),
             "nand.pages_per_block",
             &format!("must be a multiple of the {ppp} pages of a one-shot program"),
             n.pages_per_block,
         );
-        c.range_f("nand.tR_us", n.tR_us, 1.0, 10_000.0);
-        c.range_f("nand.tPROG_us", n.tPROG_us, 10.0, 100_000.0);
+        let bits = n.cell.bits_per_cell() as usize;
+        let types = format!("one value, or {bits} (one per page type)");
+        c.check([1, bits].contains(&n.tR_us.len()), "nand.tR_us", &format!("needs {types}"), n.tR_us.len());
+        let prog_ok =
+            if n.one_shot_program { n.tPROG_us.len() == 1 } else { [1, bits].contains(&n.tPROG_us.len()) };
+        let prog_allowed = if n.one_shot_program {
+            "needs one value: a one-shot program writes every page type at once".to_string()
+        } else {
+            format!("needs {types}")
+        };
+        c.check(prog_ok, "nand.tPROG_us", &prog_allowed, n.tPROG_us.len());
+        for &t in &n.tR_us {
+            c.range_f("nand.tR_us", t, 1.0, 10_000.0);
+        }
+        for &t in &n.tPROG_us {
+            c.range_f("nand.tPROG_us", t, 10.0, 100_000.0);
+        }
+        c.range_f("nand.slc_tR_us", n.slc_tR_us, 1.0, 10_000.0);
+        c.range_f("nand.slc_tPROG_us", n.slc_tPROG_us, 10.0, 100_000.0);
+        if n.bus_mode == BusMode::Async {
+            c.range_u("nand.bus_mts", n.bus_mts.into(), 10, 100);
+        }
         c.range_f("nand.tBERS_ms", n.tBERS_ms, 0.1, 1_000.0);
-        c.range_u(
-            "nand.command_overhead_ns",
-            n.command_overhead_ns,
-            0,
-            100_000,
-        );
+        c.range_u("nand.command_overhead_ns", n.command_overhead_ns, 0, 100_000);
         c.range_u("nand.bus_mts", n.bus_mts.into(), 10, 10_000);
 
         let phys_slots = u64::from(n.channels)
@@ -266,12 +215,7 @@ impl DriveConfig {
             format!("{} GiB", phys_slots / 262_144),
         );
         let f = &self.ftl;
-        c.range_u(
-            "ftl.gc_threshold_free_blocks",
-            f.gc_threshold_free_blocks.into(),
-            1,
-            1024,
-        );
+        c.range_u("ftl.gc_threshold_free_blocks", f.gc_threshold_free_blocks.into(), 1, 1024);
         let reserve = u64::from(n.channels * n.dies_per_channel)
             * (u64::from(f.gc_threshold_free_blocks) + 3)
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));
@@ -284,6 +228,17 @@ impl DriveConfig {
                 f.gc_threshold_free_blocks + 3
             ),
             f.user_capacity_gb,
+        );
+        let spare_gb = max_gb - f.user_capacity_gb;
+        let extra = f64::from(n.cell.bits_per_cell().saturating_sub(1).max(1));
+        c.check(
+            !f.slc_cache.enabled || f.slc_cache.static_gb * extra <= spare_gb,
+            "ftl.slc_cache.static_gb",
+            &format!(
+                "the static SLC cache must fit the spare area of a full drive: at most {:.3} GB",
+                (spare_gb / extra).max(0.0)
+            ),
+            f.slc_cache.static_gb,
         );
         let pu_kib = u64::from(n.planes_per_die * ppp * n.page_size_kib);
         c.check(

@@ -14,10 +14,7 @@ pub struct MapCache {
 
 impl MapCache {
     pub fn new(c: &MapCacheConfig) -> Self {
-        MapCache {
-            location: c.location,
-            lookup_ns: c.lookup_ns,
-        }
+        MapCache { location: c.location, lookup_ns: c.lookup_ns }
     }
 
     /// Time to fetch the map entries of `n` LPNs from `lpn` (one lookup per command: the entries of a

@@ -12,7 +12,7 @@ use crate::config::DriveConfig;
 use crate::engine::Ns;
 use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::link::{Direction, Link};
-use crate::nand::{Nand, Ppn};
+use crate::nand::{CellMode, Nand, Ppn};
 use map_cache::MapCache;
 use write_buffer::WriteBuffer;
 
@@ -68,12 +68,7 @@ impl Controller {
 
     /// Firmware handling on the first free core.
     fn firmware(&mut self, now: Ns, cost: Ns) -> Ns {
-        let (i, &free) = self
-            .cores
-            .iter()
-            .enumerate()
-            .min_by_key(|&(i, &f)| (f, i))
-            .expect("cores >= 1");
+        let (i, &free) = self.cores.iter().enumerate().min_by_key(|&(i, &f)| (f, i)).expect("cores >= 1");
         let end = now.max(free) + cost;
         self.cores[i] = end;
         end
@@ -118,7 +113,8 @@ impl Controller {
             }
             let bytes = u64::from(j - i) * SLOT_BYTES;
             let die = geo.die_of_block(block);
-            let at_controller = self.nand.read(die, t, planes_mask.count_ones(), bytes);
+            let mode = self.ftl.block(block).mode;
+            let at_controller = self.nand.read(die, t, page, mode, planes_mask.count_ones(), bytes);
             done = done.max(self.link.transfer(Direction::Up, at_controller, bytes));
             i = j;
         }
@@ -129,10 +125,8 @@ impl Controller {
     /// write buffer). Large writes enter the buffer one program unit at a time as space frees.
     pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32) -> Result<Ns, FtlError> {
         let t = self.firmware(now, self.write_overhead);
-        let t = self
-            .link
-            .transfer(Direction::Down, t, u64::from(n) * SLOT_BYTES);
-        let chunk = self.nand.geo.slots_per_program();
+        let t = self.link.transfer(Direction::Down, t, u64::from(n) * SLOT_BYTES);
+        let chunk = self.nand.geo.slots_per_program(CellMode::Native);
         let mut acked = t;
         let mut i = 0;
         while i < n {
@@ -157,12 +151,21 @@ impl Controller {
         self.firmware(now, self.write_overhead)
     }
 
+    /// Idle-time work (folding, background GC) between `from` and `until`: each step is put on the NAND
+    /// timelines when the least busy die frees up, until every die is busy past `until`.
+    pub fn background(&mut self, from: Ns, until: Ns) {
+        loop {
+            let start = from.max(self.nand.first_idle_die_at());
+            if start >= until || !self.ftl.background_step(&mut self.ops) {
+                break;
+            }
+            self.schedule(start);
+        }
+    }
+
     fn in_write_buffer(&self, ppn: Ppn, now: Ns) -> bool {
         self.ftl.in_open_unit(ppn)
-            || self
-                .in_flight
-                .iter()
-                .any(|&(first, n, done)| done > now && ppn >= first && ppn < first + n)
+            || self.in_flight.iter().any(|&(first, n, done)| done > now && ppn >= first && ppn < first + n)
     }
 
     /// Put the FTL's pending flash operations on the NAND timelines, starting at `now`.
@@ -172,32 +175,17 @@ impl Controller {
         for op in self.ops.drain(..) {
             let geo = self.nand.geo;
             match op {
-                FlashOp::Read {
-                    block,
-                    planes,
-                    slots,
-                    ..
-                } => {
+                FlashOp::Read { block, page, planes, slots, mode } => {
                     let die = geo.die_of_block(block);
-                    let d = self
-                        .nand
-                        .read(die, now, planes, u64::from(slots) * SLOT_BYTES);
+                    let d = self.nand.read(die, now, page, mode, planes, u64::from(slots) * SLOT_BYTES);
                     gc_read_done = gc_read_done.max(d);
                 }
-                FlashOp::Program {
-                    block,
-                    offset,
-                    slots,
-                    source,
-                } => {
+                FlashOp::Program { block, offset, slots, source, mode } => {
                     let die = geo.die_of_block(block);
                     let first = geo.ppn(block, offset);
-                    let ready = if source == Source::Gc {
-                        gc_read_done
-                    } else {
-                        now
-                    };
-                    let done = self.nand.program(die, ready, u64::from(slots) * SLOT_BYTES);
+                    let ready = if source == Source::Gc { gc_read_done } else { now };
+                    let page = geo.page_of(offset);
+                    let done = self.nand.program(die, ready, page, mode, u64::from(slots) * SLOT_BYTES);
                     if source == Source::Host {
                         self.buffer.release_at(done, slots);
                         self.in_flight.retain(|&(_, _, d)| d > now);

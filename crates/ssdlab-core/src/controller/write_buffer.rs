@@ -16,12 +16,7 @@ pub struct WriteBuffer {
 
 impl WriteBuffer {
     pub fn new(capacity_slots: u64) -> Self {
-        WriteBuffer {
-            capacity_slots,
-            used_slots: 0,
-            releases: BinaryHeap::new(),
-            last_admit: 0,
-        }
+        WriteBuffer { capacity_slots, used_slots: 0, releases: BinaryHeap::new(), last_admit: 0 }
     }
 
     /// Admit `slots` of data ready at `ready`; returns when there was room for it.

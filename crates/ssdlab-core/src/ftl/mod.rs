@@ -7,12 +7,17 @@
 //! (channel first). Each die keeps its own free-block pool, open host block and open GC block; when a die's
 //! free pool falls to `gc_threshold_free_blocks`, foreground GC on that die moves the valid pages of a
 //! victim block into the die's GC block (so copies stay on the die) and erases the victim.
+//!
+//! With an SLC cache, host program units go to blocks run in SLC mode while the cache's budget allows
+//! (see [`crate::config::SlcCacheConfig`]). Folding is GC of an SLC block: its valid data is read and
+//! programmed one-shot into a native block. It happens under pressure (budget shrinking as the drive
+//! fills, or a free pool at its threshold) and, if enabled, when the host is idle.
 
 mod gc;
 mod reverse_map;
 
-use crate::config::{FtlConfig, GcPolicy};
-use crate::nand::{Geometry, Ppn};
+use crate::config::{FtlConfig, GcPolicy, PostCache, SlcCacheConfig};
+use crate::nand::{CellMode, Geometry, Ppn};
 use reverse_map::ReverseMap;
 use std::collections::VecDeque;
 
@@ -23,19 +28,9 @@ pub type Lpn = u32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlashOp {
     /// Read `slots` 4 KiB slots from page index `page` of `block`, on `planes` planes at once.
-    Read {
-        block: u32,
-        page: u32,
-        planes: u32,
-        slots: u32,
-    },
+    Read { block: u32, page: u32, planes: u32, slots: u32, mode: CellMode },
     /// Program the unit of `slots` slots starting at `offset` in `block`.
-    Program {
-        block: u32,
-        offset: u32,
-        slots: u32,
-        source: Source,
-    },
+    Program { block: u32, offset: u32, slots: u32, source: Source, mode: CellMode },
     /// Erase `block`.
     Erase { block: u32 },
 }
@@ -44,6 +39,7 @@ pub enum FlashOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
     Host,
+    /// GC or folding.
     Gc,
 }
 
@@ -64,6 +60,7 @@ pub struct BlockInfo {
     /// Program/erase cycles.
     pub erase_count: u32,
     pub state: BlockState,
+    pub mode: CellMode,
 }
 
 /// The FTL could not go on.
@@ -77,8 +74,15 @@ pub enum FtlError {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FtlCounters {
     pub host_slots_written: u64,
+    /// Host slots written into SLC-mode blocks.
+    pub slc_slots_written: u64,
+    /// Slots moved by GC out of native blocks.
     pub gc_slots_moved: u64,
+    /// Slots moved from SLC-mode blocks to native blocks.
+    pub folded_slots: u64,
     pub gc_blocks_erased: u64,
+    /// Of the GC erases, those done in idle time.
+    pub background_blocks_erased: u64,
     pub trimmed_slots: u64,
 }
 
@@ -87,6 +91,14 @@ struct HostUnit {
     block: u32,
     offset: u32,
     filled: u32,
+    mode: CellMode,
+}
+
+fn mode_index(mode: CellMode) -> usize {
+    match mode {
+        CellMode::Native => 0,
+        CellMode::Slc => 1,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -94,16 +106,25 @@ pub struct Ftl {
     geo: Geometry,
     policy: GcPolicy,
     gc_threshold: usize,
+    background_gc_free: usize,
+    slc: SlcCacheConfig,
+    slc_static_slots: u64,
     /// LPN -> PPN + 1 (0 = unmapped, so a fresh map costs no memory until touched).
     l2p: Vec<u32>,
     blocks: Vec<BlockInfo>,
     reverse: Vec<ReverseMap>,
     free: Vec<VecDeque<u32>>,
-    host_open: Vec<Option<u32>>,
+    /// Per die, the open host block of each cell mode.
+    host_open: Vec<[Option<u32>; 2]>,
     gc_open: Vec<Option<u32>>,
+    /// Closed SLC-mode blocks per die (folding candidates).
+    slc_closed: Vec<u32>,
     /// The program unit host writes are filling now.
     host_unit: Option<HostUnit>,
     next_die: u32,
+    next_idle_die: u32,
+    mapped: u64,
+    slc_valid: u64,
     /// Optional data tag per physical slot, moved with the data by GC: lets tests (and later power-loss
     /// checks) prove that every LPN reads back what was last written to it.
     payload: Option<Vec<u64>>,
@@ -114,28 +135,33 @@ impl Ftl {
     pub fn new(cfg: &FtlConfig, geo: Geometry) -> Self {
         let user_lpns = (cfg.user_capacity_gb * 1e9 / 4096.0) as usize;
         let blocks = geo.blocks();
-        let free = (0..geo.dies)
-            .map(|d| (d * geo.blocks_per_die..(d + 1) * geo.blocks_per_die).collect())
-            .collect();
+        let free =
+            (0..geo.dies).map(|d| (d * geo.blocks_per_die..(d + 1) * geo.blocks_per_die).collect()).collect();
+        let fresh = BlockInfo {
+            valid: 0,
+            written: 0,
+            erase_count: 0,
+            state: BlockState::Free,
+            mode: CellMode::Native,
+        };
         Ftl {
             policy: cfg.gc_policy,
             gc_threshold: cfg.gc_threshold_free_blocks as usize,
+            background_gc_free: cfg.background_gc_free_blocks as usize,
+            slc: cfg.slc_cache.clone(),
+            slc_static_slots: (cfg.slc_cache.static_gb * 1e9 / 4096.0) as u64,
             l2p: vec![0; user_lpns],
-            blocks: vec![
-                BlockInfo {
-                    valid: 0,
-                    written: 0,
-                    erase_count: 0,
-                    state: BlockState::Free
-                };
-                blocks as usize
-            ],
+            blocks: vec![fresh; blocks as usize],
             reverse: vec![ReverseMap::default(); blocks as usize],
             free,
-            host_open: vec![None; geo.dies as usize],
+            host_open: vec![[None, None]; geo.dies as usize],
             gc_open: vec![None; geo.dies as usize],
+            slc_closed: vec![0; geo.dies as usize],
             host_unit: None,
             next_die: 0,
+            next_idle_die: 0,
+            mapped: 0,
+            slc_valid: 0,
             payload: None,
             counters: FtlCounters::default(),
             geo,
@@ -148,12 +174,7 @@ impl Ftl {
     }
 
     /// Like [`Ftl::write`], recording `tag` as the data written (needs [`Ftl::track_payload`]).
-    pub fn write_tagged(
-        &mut self,
-        lpn: Lpn,
-        tag: u64,
-        ops: &mut Vec<FlashOp>,
-    ) -> Result<Ppn, FtlError> {
+    pub fn write_tagged(&mut self, lpn: Lpn, tag: u64, ops: &mut Vec<FlashOp>) -> Result<Ppn, FtlError> {
         let ppn = self.write(lpn, ops)?;
         if let Some(p) = &mut self.payload {
             p[ppn as usize] = tag;
@@ -175,6 +196,11 @@ impl Ftl {
         self.l2p.len() as u32
     }
 
+    /// LPNs that hold data (written and not trimmed).
+    pub fn mapped_lpns(&self) -> u64 {
+        self.mapped
+    }
+
     /// Where `lpn` lives, if it was written and not trimmed.
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
@@ -183,6 +209,21 @@ impl Ftl {
 
     pub fn block(&self, block: u32) -> &BlockInfo {
         &self.blocks[block as usize]
+    }
+
+    /// Host data held in SLC-mode blocks, in slots.
+    pub fn slc_used_slots(&self) -> u64 {
+        self.slc_valid
+    }
+
+    /// How much host data the SLC cache may hold now, in slots (0 without a cache).
+    pub fn slc_budget_slots(&self) -> u64 {
+        if !self.slc.enabled {
+            return 0;
+        }
+        let unwritten = u64::from(self.user_lpns()).saturating_sub(self.mapped) as f64;
+        self.slc_static_slots
+            + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
     }
 
     /// True while `ppn` sits in the host program unit still being filled (its data only in the write buffer).
@@ -197,34 +238,27 @@ impl Ftl {
         }
     }
 
-    /// Slots the open host program unit holds now.
-    pub fn open_unit_slots(&self) -> u32 {
-        self.host_unit.as_ref().map_or(0, |u| u.filled)
-    }
-
     /// Map a host write of `lpn` to the next slot of the open program unit. Flash work this causes
-    /// (GC to free a block, the program of a completed unit) is appended to `ops`.
+    /// (GC or folding to free a block, the program of a completed unit) is appended to `ops`.
     pub fn write(&mut self, lpn: Lpn, ops: &mut Vec<FlashOp>) -> Result<Ppn, FtlError> {
         if self.host_unit.is_none() {
             self.host_unit = Some(self.open_host_unit(ops)?);
         }
-        let spp = self.geo.slots_per_program();
         let u = self.host_unit.as_mut().expect("opened above");
-        let (block, offset) = (u.block, u.offset + u.filled);
+        let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
         u.filled += 1;
+        let spp = self.geo.slots_per_program(mode);
         let full = u.filled == spp;
         let unit_offset = u.offset;
         let ppn = self.place(lpn, block, offset);
         self.counters.host_slots_written += 1;
+        if mode == CellMode::Slc {
+            self.counters.slc_slots_written += 1;
+        }
         if full {
             self.host_unit = None;
-            ops.push(FlashOp::Program {
-                block,
-                offset: unit_offset,
-                slots: spp,
-                source: Source::Host,
-            });
-            self.close_if_full(block, Source::Host);
+            ops.push(FlashOp::Program { block, offset: unit_offset, slots: spp, source: Source::Host, mode });
+            self.close_if_full(block);
         }
         Ok(ppn)
     }
@@ -232,17 +266,28 @@ impl Ftl {
     /// Deallocate `lpn` (TRIM / NVMe Deallocate).
     pub fn trim(&mut self, lpn: Lpn) {
         if let Some(old) = self.lookup(lpn) {
-            self.blocks[self.geo.block_of(old) as usize].valid -= 1;
+            self.invalidate(old);
+            self.mapped -= 1;
             self.l2p[lpn as usize] = 0;
             self.counters.trimmed_slots += 1;
+        }
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: Ppn) {
+        let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
+        b.valid -= 1;
+        if b.mode == CellMode::Slc {
+            self.slc_valid -= 1;
         }
     }
 
     /// Point `lpn` at (block, offset), invalidating its old copy.
     #[inline]
     fn place(&mut self, lpn: Lpn, block: u32, offset: u32) -> Ppn {
-        if let Some(old) = self.lookup(lpn) {
-            self.blocks[self.geo.block_of(old) as usize].valid -= 1;
+        match self.lookup(lpn) {
+            Some(old) => self.invalidate(old),
+            None => self.mapped += 1,
         }
         let ppn = self.geo.ppn(block, offset);
         self.l2p[lpn as usize] = ppn + 1;
@@ -250,65 +295,134 @@ impl Ftl {
         self.reverse[block as usize].push(lpn, b.written);
         b.written += 1;
         b.valid += 1;
+        if b.mode == CellMode::Slc {
+            self.slc_valid += 1;
+        }
         ppn
     }
 
-    fn close_if_full(&mut self, block: u32, source: Source) {
+    fn close_if_full(&mut self, block: u32) {
         let b = &mut self.blocks[block as usize];
-        if b.written == self.geo.slots_per_block() {
-            b.state = BlockState::Closed;
-            let die = self.geo.die_of_block(block) as usize;
-            match source {
-                Source::Host => self.host_open[die] = None,
-                Source::Gc => self.gc_open[die] = None,
-            }
+        if b.written < self.geo.capacity(b.mode) {
+            return;
+        }
+        let die = self.geo.die_of_block(block) as usize;
+        match b.state {
+            BlockState::OpenHost => self.host_open[die][mode_index(b.mode)] = None,
+            BlockState::OpenGc => self.gc_open[die] = None,
+            _ => {}
+        }
+        b.state = BlockState::Closed;
+        if b.mode == CellMode::Slc {
+            self.slc_closed[die] += 1;
+        }
+    }
+
+    /// Where the next host program unit goes: SLC while the cache has room, else by the post-cache policy.
+    fn host_mode(&self) -> CellMode {
+        if !self.slc.enabled {
+            return CellMode::Native;
+        }
+        let unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
+        if self.slc_valid + unit <= self.slc_budget_slots() || self.slc.post_cache == PostCache::Fold {
+            CellMode::Slc
+        } else {
+            CellMode::Native
         }
     }
 
     fn open_host_unit(&mut self, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
         let die = self.next_die;
         self.next_die = (self.next_die + 1) % self.geo.dies;
-        let block = match self.host_open[die as usize] {
+        let mode = self.host_mode();
+        // The cache shrinks as the drive fills (and with post-cache folding it must make room):
+        // fold SLC data on this die while the cache holds more than its budget.
+        if self.slc.enabled
+            && self.slc_valid + u64::from(self.geo.slots_per_program(mode)) > self.slc_budget_slots()
+        {
+            if let Some(victim) = self.slc_victim(die) {
+                self.relocate(victim, ops);
+            }
+        }
+        let block = match self.host_open[die as usize][mode_index(mode)] {
             Some(b) => b,
             None => {
                 self.collect_garbage(die, ops)?;
-                let b = self.take_free(die, BlockState::OpenHost);
-                self.host_open[die as usize] = Some(b);
+                let b = self.take_free(die, BlockState::OpenHost, mode);
+                self.host_open[die as usize][mode_index(mode)] = Some(b);
                 b
             }
         };
-        Ok(HostUnit {
-            block,
-            offset: self.blocks[block as usize].written,
-            filled: 0,
-        })
+        Ok(HostUnit { block, offset: self.blocks[block as usize].written, filled: 0, mode })
     }
 
-    fn take_free(&mut self, die: u32, state: BlockState) -> u32 {
-        let b = self.free[die as usize]
-            .pop_front()
-            .expect("GC keeps at least one free block per die");
-        self.blocks[b as usize].state = state;
+    fn take_free(&mut self, die: u32, state: BlockState, mode: CellMode) -> u32 {
+        let b = self.free[die as usize].pop_front().expect("GC keeps at least one free block per die");
+        let info = &mut self.blocks[b as usize];
+        info.state = state;
+        info.mode = mode;
         b
+    }
+
+    fn die_blocks(&self, die: u32) -> std::ops::Range<u32> {
+        die * self.geo.blocks_per_die..(die + 1) * self.geo.blocks_per_die
+    }
+
+    /// The closed SLC block on `die` with the least valid data.
+    fn slc_victim(&self, die: u32) -> Option<u32> {
+        if self.slc_closed[die as usize] == 0 {
+            return None;
+        }
+        self.die_blocks(die)
+            .filter(|&b| {
+                let i = &self.blocks[b as usize];
+                i.state == BlockState::Closed && i.mode == CellMode::Slc
+            })
+            .min_by_key(|&b| (self.blocks[b as usize].valid, b))
+    }
+
+    /// A GC victim on `die` that frees space (a block's worth of native slots minus what must move).
+    fn gc_victim(&self, die: u32) -> Option<u32> {
+        gc::pick_victim(self.policy, &self.blocks, self.die_blocks(die))
+            .filter(|&v| self.blocks[v as usize].valid < self.geo.slots_per_block())
     }
 
     /// Foreground GC on `die` until its free pool is above the threshold.
     fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
         while self.free[die as usize].len() <= self.gc_threshold {
-            let range = die * self.geo.blocks_per_die..(die + 1) * self.geo.blocks_per_die;
-            let victim = gc::pick_victim(self.policy, &self.blocks, range)
-                .filter(|&v| self.blocks[v as usize].valid < self.geo.slots_per_block())
-                .ok_or(FtlError::OutOfSpace { die })?;
+            let victim = self.gc_victim(die).ok_or(FtlError::OutOfSpace { die })?;
             self.relocate(victim, ops);
         }
         Ok(())
     }
 
-    /// Move the valid slots of `victim` into the die's GC block, then erase it.
+    /// One piece of idle-time work: fold one SLC block, or collect one block on a die below the background
+    /// GC level. Returns false when there is nothing to do.
+    pub fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
+        for i in 0..self.geo.dies {
+            let die = (self.next_idle_die + i) % self.geo.dies;
+            let victim = if self.slc.idle_fold && self.slc_closed[die as usize] > 0 {
+                self.slc_victim(die)
+            } else if self.free[die as usize].len() < self.background_gc_free {
+                self.gc_victim(die)
+            } else {
+                None
+            };
+            if let Some(v) = victim {
+                self.next_idle_die = (die + 1) % self.geo.dies;
+                self.relocate(v, ops);
+                self.counters.background_blocks_erased += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Move the valid slots of `victim` into the die's GC block (native mode), then erase it.
     fn relocate(&mut self, victim: u32, ops: &mut Vec<FlashOp>) {
         let die = self.geo.die_of_block(victim);
+        let mode = self.blocks[victim as usize].mode;
         let reverse = std::mem::take(&mut self.reverse[victim as usize]);
-        let slots_per_plane_page = self.geo.planes * self.geo.slots_per_page;
         let mut valid = Vec::with_capacity(self.blocks[victim as usize].valid as usize);
         reverse.for_each(|off, lpn| {
             if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
@@ -318,29 +432,32 @@ impl Ftl {
         // One multi-plane read per page index that still holds valid data.
         let mut i = 0;
         while i < valid.len() {
-            let page = valid[i].0 / slots_per_plane_page;
+            let page = self.geo.page_of(valid[i].0);
             let mut j = i;
-            while j < valid.len() && valid[j].0 / slots_per_plane_page == page {
+            while j < valid.len() && self.geo.page_of(valid[j].0) == page {
                 j += 1;
             }
-            ops.push(FlashOp::Read {
-                block: victim,
-                page,
-                planes: self.geo.planes,
-                slots: (j - i) as u32,
-            });
+            let (planes, slots) = (self.geo.planes, (j - i) as u32);
+            ops.push(FlashOp::Read { block: victim, page, planes, slots, mode });
             i = j;
         }
         for &(_, lpn) in &valid {
             self.gc_write(die, lpn, ops);
         }
-        self.counters.gc_slots_moved += valid.len() as u64;
+        match mode {
+            CellMode::Slc => {
+                self.counters.folded_slots += valid.len() as u64;
+                self.slc_closed[die as usize] -= 1;
+            }
+            CellMode::Native => self.counters.gc_slots_moved += valid.len() as u64,
+        }
         self.counters.gc_blocks_erased += 1;
         let b = &mut self.blocks[victim as usize];
         debug_assert_eq!(b.valid, 0);
         b.written = 0;
         b.erase_count += 1;
         b.state = BlockState::Free;
+        b.mode = CellMode::Native;
         self.free[die as usize].push_back(victim);
         ops.push(FlashOp::Erase { block: victim });
     }
@@ -349,7 +466,7 @@ impl Ftl {
         let block = match self.gc_open[die as usize] {
             Some(b) => b,
             None => {
-                let b = self.take_free(die, BlockState::OpenGc);
+                let b = self.take_free(die, BlockState::OpenGc, CellMode::Native);
                 self.gc_open[die as usize] = Some(b);
                 b
             }
@@ -360,31 +477,36 @@ impl Ftl {
         if let (Some(p), Some(old)) = (&mut self.payload, old) {
             p[new as usize] = p[old as usize];
         }
-        let spp = self.geo.slots_per_program();
-        if (offset + 1) % spp == 0 {
+        let spp = self.geo.slots_per_program(CellMode::Native);
+        if (offset + 1).is_multiple_of(spp) {
+            let mode = CellMode::Native;
             ops.push(FlashOp::Program {
                 block,
                 offset: offset + 1 - spp,
                 slots: spp,
                 source: Source::Gc,
+                mode,
             });
-            self.close_if_full(block, Source::Gc);
+            self.close_if_full(block);
         }
     }
 
     /// Check the map's invariants; used by tests. Returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.blocks.len()];
+        let mut mapped = 0;
+        let mut slc = 0;
         for (lpn, &e) in self.l2p.iter().enumerate() {
             if let Some(ppn) = e.checked_sub(1) {
                 let block = self.geo.block_of(ppn);
+                let info = &self.blocks[block as usize];
                 let off = ppn % self.geo.slots_per_block();
-                if off >= self.blocks[block as usize].written {
-                    return Err(format!(
-                        "LPN {lpn} maps to unwritten slot {off} of block {block}"
-                    ));
+                if off >= info.written || off >= self.geo.capacity(info.mode) {
+                    return Err(format!("LPN {lpn} maps to unwritten slot {off} of block {block}"));
                 }
                 valid[block as usize] += 1;
+                mapped += 1;
+                slc += u64::from(info.mode == CellMode::Slc);
             }
         }
         for (b, info) in self.blocks.iter().enumerate() {
@@ -394,6 +516,12 @@ impl Ftl {
                     info.valid, valid[b]
                 ));
             }
+        }
+        if (mapped, slc) != (self.mapped, self.slc_valid) {
+            return Err(format!(
+                "counts {} mapped / {} in SLC, map has {mapped} / {slc}",
+                self.mapped, self.slc_valid
+            ));
         }
         Ok(())
     }

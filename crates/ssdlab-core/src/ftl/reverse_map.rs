@@ -90,11 +90,7 @@ mod tests {
             m.push(l, i as u32);
         }
         assert!(matches!(m, ReverseMap::Dense(_)));
-        let want: Vec<(u32, u32)> = lpns
-            .iter()
-            .enumerate()
-            .map(|(i, &l)| (i as u32, l))
-            .collect();
+        let want: Vec<(u32, u32)> = lpns.iter().enumerate().map(|(i, &l)| (i as u32, l)).collect();
         assert_eq!(collect(&m), want);
     }
 }

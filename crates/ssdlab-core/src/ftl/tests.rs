@@ -6,7 +6,7 @@ use super::*;
 use crate::config::{CellType, NandConfig};
 use proptest::prelude::*;
 
-fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64) -> Ftl {
+fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64, slc: bool) -> Ftl {
     let nand = NandConfig {
         cell: CellType::Tlc,
         channels: dies,
@@ -16,8 +16,10 @@ fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64) -> Ft
         pages_per_block: pages,
         page_size_kib: 8,
         one_shot_program: true,
-        tR_us: 50.0,
-        tPROG_us: 1000.0,
+        tR_us: vec![50.0],
+        tPROG_us: vec![1000.0],
+        slc_tR_us: 30.0,
+        slc_tPROG_us: 300.0,
         tBERS_ms: 3.0,
         command_overhead_ns: 0,
         bus_mts: 400,
@@ -27,13 +29,22 @@ fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64) -> Ft
     // As DriveConfig::validate allows: over-provisioning of op_pct, and never less than
     // (gc threshold + 3) blocks per die.
     let reserve = u64::from(dies) * 5 * u64::from(geo.slots_per_block());
-    let user_slots = ((geo.total_slots() as f64 * (1.0 - op_pct / 100.0)) as u64)
-        .min(geo.total_slots() - reserve);
+    let user_slots =
+        ((geo.total_slots() as f64 * (1.0 - op_pct / 100.0)) as u64).min(geo.total_slots() - reserve);
     let user_gb = user_slots as f64 * 4096.0 / 1e9;
     let cfg = FtlConfig {
         user_capacity_gb: user_gb,
         gc_policy: GcPolicy::Greedy,
         gc_threshold_free_blocks: 2,
+        idle_after_ms: 10.0,
+        background_gc_free_blocks: 4,
+        slc_cache: SlcCacheConfig {
+            enabled: slc,
+            static_gb: 0.0,
+            dynamic_fraction: 0.5,
+            post_cache: PostCache::Direct,
+            idle_fold: true,
+        },
     };
     let mut ftl = Ftl::new(&cfg, geo);
     ftl.track_payload();
@@ -57,9 +68,9 @@ fn ops(max_lpn: u32) -> impl Strategy<Value = Vec<Op>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn map_stays_consistent_and_reads_return_the_last_write(script in ops(3000), op_pct in 8.0f64..30.0) {
+    fn map_stays_consistent_and_reads_return_the_last_write(script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32) {
         // 4 dies x 32 blocks x 12 pages x 2 planes x 2 slots: small enough that GC runs often.
-        let mut ftl = small_ftl(4, 32, 12, 2, op_pct);
+        let mut ftl = small_ftl(4, 32, 12, 2, op_pct, slc);
         let n = ftl.user_lpns();
         let mut model: Vec<Option<u64>> = vec![None; n as usize];
         let mut flash_ops = Vec::new();
@@ -86,6 +97,10 @@ proptest! {
                             ftl.trim(l);
                             model[l as usize] = None;
                         }
+                        // now and then the host goes idle: fold and collect in the background
+                        for _ in 0..idle {
+                            ftl.background_step(&mut flash_ops);
+                        }
                     }
                 }
             }
@@ -109,7 +124,7 @@ proptest! {
 
 #[test]
 fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
-    let mut ftl = small_ftl(2, 16, 12, 2, 20.0);
+    let mut ftl = small_ftl(2, 16, 12, 2, 20.0, true);
     let n = ftl.user_lpns();
     let mut ops = Vec::new();
     for round in 0..5u32 {
@@ -118,12 +133,7 @@ fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
         }
     }
     for op in &ops {
-        if let FlashOp::Program {
-            block,
-            source: Source::Gc,
-            ..
-        } = op
-        {
+        if let FlashOp::Program { block, source: Source::Gc, .. } = op {
             // GC programs only go to blocks that were opened as GC blocks on the same die as their reads.
             assert!(*block < ftl.geometry().blocks());
         }

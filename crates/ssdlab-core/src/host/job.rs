@@ -54,11 +54,7 @@ impl Job {
             outstanding: 0,
             iodepth: w.iodepth,
             next_issue: start,
-            issue_interval: if w.rate_iops > 0 {
-                NS_PER_S / w.rate_iops
-            } else {
-                0
-            },
+            issue_interval: NS_PER_S.checked_div(w.rate_iops).unwrap_or(0),
             issue_pending: false,
             done: false,
         }
@@ -90,10 +86,6 @@ impl Job {
             self.done = true;
         }
         self.next_issue += self.issue_interval;
-        Io {
-            kind,
-            offset: self.base + block * self.bs,
-            len: self.bs,
-        }
+        Io { kind, offset: self.base + block * self.bs, len: self.bs }
     }
 }

@@ -13,10 +13,7 @@ pub struct DeviceQueue {
 
 impl DeviceQueue {
     pub fn new(limit: u32) -> Self {
-        DeviceQueue {
-            limit: limit as usize,
-            inside: BinaryHeap::new(),
-        }
+        DeviceQueue { limit: limit as usize, inside: BinaryHeap::new() }
     }
 
     /// When a command submitted at `now` gets a slot in the device.

@@ -23,10 +23,7 @@ impl Rw {
     pub const NAMES: &'static str = "read, write, randread, randwrite, rw, randrw, trim, randtrim";
 
     pub fn is_random(self) -> bool {
-        matches!(
-            self,
-            Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim
-        )
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim)
     }
 
     pub fn name(self) -> &'static str {
@@ -55,13 +52,7 @@ impl FromStr for Rw {
             "randrw" => Rw::RandRw,
             "trim" => Rw::Trim,
             "randtrim" => Rw::RandTrim,
-            _ => {
-                return Err(WorkloadError::new(
-                    "rw",
-                    &format!("must be one of {}", Rw::NAMES),
-                    s,
-                ))
-            }
+            _ => return Err(WorkloadError::new("rw", &format!("must be one of {}", Rw::NAMES), s)),
         })
     }
 }
@@ -79,11 +70,7 @@ pub struct WorkloadError {
 
 impl WorkloadError {
     pub fn new(field: &str, message: &str, value: impl fmt::Display) -> Self {
-        WorkloadError {
-            field: field.into(),
-            message: message.into(),
-            value: value.to_string(),
-        }
+        WorkloadError { field: field.into(), message: message.into(), value: value.to_string() }
     }
 }
 
@@ -153,7 +140,7 @@ impl Workload {
     /// Check the workload against a drive of `capacity` bytes.
     pub fn validate(&self, capacity: u64) -> Result<(), WorkloadError> {
         let err = |f: &str, m: &str, v: u64| Err(WorkloadError::new(f, m, v));
-        if self.bs < 4096 || self.bs % 4096 != 0 || self.bs > 64 << 20 {
+        if self.bs < 4096 || !self.bs.is_multiple_of(4096) || self.bs > 64 << 20 {
             return err("bs", "must be a multiple of 4 KiB from 4k to 64m", self.bs);
         }
         if !(1..=65_536).contains(&self.iodepth) {
@@ -162,7 +149,7 @@ impl Workload {
         if !(1..=4096).contains(&self.numjobs) {
             return err("numjobs", "must be 1..=4096", self.numjobs.into());
         }
-        if self.offset % 4096 != 0 || self.offset >= capacity {
+        if !self.offset.is_multiple_of(4096) || self.offset >= capacity {
             return err(
                 "offset",
                 &format!("must be a multiple of 4 KiB below the capacity ({capacity} bytes)"),
@@ -171,18 +158,10 @@ impl Workload {
         }
         let span = self.span(capacity);
         if self.offset + span > capacity {
-            return err(
-                "size",
-                &format!("offset + size must fit the drive ({capacity} bytes)"),
-                self.size,
-            );
+            return err("size", &format!("offset + size must fit the drive ({capacity} bytes)"), self.size);
         }
         if span < self.bs {
-            return err(
-                "size",
-                &format!("must be at least one block (bs = {})", self.bs),
-                span,
-            );
+            return err("size", &format!("must be at least one block (bs = {})", self.bs), span);
         }
         if self.time_based && self.runtime_ns == 0 {
             return err("runtime", "time_based needs a runtime above 0", 0);
@@ -198,11 +177,7 @@ impl Workload {
             );
         }
         if self.rate_iops > 100_000_000 {
-            return err(
-                "rate_iops",
-                "must be 0 (unlimited) ..= 100000000",
-                self.rate_iops,
-            );
+            return err("rate_iops", "must be 0 (unlimited) ..= 100000000", self.rate_iops);
         }
         if self.interval_ns < 1_000 {
             return err("interval", "must be at least 1 us", self.interval_ns);

@@ -54,8 +54,7 @@ impl Link {
     /// Wire time of a transfer of `bytes` payload, excluding queueing and latency.
     pub fn wire_ns(&self, bytes: u64) -> Ns {
         let frames = bytes.div_ceil(self.max_payload);
-        let on_wire =
-            (bytes + frames * self.frame_overhead) as f64 * (1.0 + self.flow_control_pct / 100.0);
+        let on_wire = (bytes + frames * self.frame_overhead) as f64 * (1.0 + self.flow_control_pct / 100.0);
         transfer_ns(on_wire.ceil() as u64, self.wire_bytes_per_s)
     }
 
@@ -69,11 +68,7 @@ impl Link {
 
     /// Reserve the link for `bytes` in `dir`, starting no earlier than `ready`; returns when the data has arrived.
     pub fn transfer(&mut self, dir: Direction, ready: Ns, bytes: u64) -> Ns {
-        let lane = if self.full_duplex && dir == Direction::Down {
-            1
-        } else {
-            0
-        };
+        let lane = if self.full_duplex && dir == Direction::Down { 1 } else { 0 };
         let start = ready.max(self.free_at[lane]);
         let end = start + self.wire_ns(bytes);
         self.free_at[lane] = end;

@@ -1,3 +1,4 @@
+use super::CellMode;
 use crate::config::NandConfig;
 
 /// Physical page number: the index of a 4 KiB slot on the flash.
@@ -19,8 +20,9 @@ pub struct Geometry {
     pub pages_per_block: u32,
     /// 4 KiB slots per plane page.
     pub slots_per_page: u32,
-    /// Pages per plane written by one program operation (3 for one-shot TLC).
-    pub pages_per_program: u32,
+    pub bits_per_cell: u32,
+    /// Pages per plane written by one native program operation (3 for one-shot TLC).
+    pub native_pages_per_program: u32,
     pub page_bytes: u64,
 }
 
@@ -33,11 +35,8 @@ impl Geometry {
             blocks_per_die: c.blocks_per_plane,
             pages_per_block: c.pages_per_block,
             slots_per_page: c.page_size_kib / 4,
-            pages_per_program: if c.one_shot_program {
-                c.cell.bits_per_cell()
-            } else {
-                1
-            },
+            bits_per_cell: c.cell.bits_per_cell(),
+            native_pages_per_program: if c.one_shot_program { c.cell.bits_per_cell() } else { 1 },
             page_bytes: u64::from(c.page_size_kib) * 1024,
         }
     }
@@ -52,14 +51,30 @@ impl Geometry {
         self.dies * self.blocks_per_die
     }
 
-    /// 4 KiB slots in one multi-plane block.
+    /// 4 KiB slots in one multi-plane block at its native density (the address space of a block).
     pub fn slots_per_block(&self) -> u32 {
         self.pages_per_block * self.planes * self.slots_per_page
     }
 
-    /// 4 KiB slots in one program unit (all planes x pages_per_program).
-    pub fn slots_per_program(&self) -> u32 {
-        self.pages_per_program * self.planes * self.slots_per_page
+    /// Slots a block holds in `mode`: an SLC-mode block stores one bit per cell.
+    pub fn capacity(&self, mode: CellMode) -> u32 {
+        match mode {
+            CellMode::Native => self.slots_per_block(),
+            CellMode::Slc => self.slots_per_block() / self.bits_per_cell,
+        }
+    }
+
+    /// Pages per plane written by one program in `mode`.
+    pub fn pages_per_program(&self, mode: CellMode) -> u32 {
+        match mode {
+            CellMode::Native => self.native_pages_per_program,
+            CellMode::Slc => 1,
+        }
+    }
+
+    /// 4 KiB slots in one program unit (all planes x pages per program).
+    pub fn slots_per_program(&self, mode: CellMode) -> u32 {
+        self.pages_per_program(mode) * self.planes * self.slots_per_page
     }
 
     pub fn total_slots(&self) -> u64 {
@@ -79,6 +94,12 @@ impl Geometry {
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
         ppn / self.slots_per_block()
+    }
+
+    /// Page index within its block of slot `offset`.
+    #[inline]
+    pub fn page_of(&self, offset: u32) -> u32 {
+        offset / (self.planes * self.slots_per_page)
     }
 
     /// (block, page index within the block, plane) of a slot.

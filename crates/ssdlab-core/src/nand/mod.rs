@@ -12,12 +12,23 @@ pub use geometry::{Geometry, Ppn};
 use crate::config::NandConfig;
 use crate::engine::{transfer_ns, us_to_ns, Ns};
 
+/// How a block is being used: at its native bits per cell, or one bit per cell (SLC mode, the SLC cache).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellMode {
+    Native,
+    Slc,
+}
+
 /// NAND timings in nanoseconds.
 #[derive(Clone, Debug)]
 #[allow(non_snake_case)]
 pub struct Timing {
-    pub tR: Ns,
-    pub tPROG: Ns,
+    /// Per page type (LSB first); one entry if all types read alike.
+    pub tR: Vec<Ns>,
+    /// One-shot program (one entry), or per page type.
+    pub tPROG: Vec<Ns>,
+    pub slc_tR: Ns,
+    pub slc_tPROG: Ns,
     pub tBERS: Ns,
     pub command: Ns,
     /// Channel bus bytes per second.
@@ -27,8 +38,10 @@ pub struct Timing {
 impl Timing {
     pub fn new(c: &NandConfig) -> Self {
         Timing {
-            tR: us_to_ns(c.tR_us),
-            tPROG: us_to_ns(c.tPROG_us),
+            tR: c.tR_us.iter().map(|&t| us_to_ns(t)).collect(),
+            tPROG: c.tPROG_us.iter().map(|&t| us_to_ns(t)).collect(),
+            slc_tR: us_to_ns(c.slc_tR_us),
+            slc_tPROG: us_to_ns(c.slc_tPROG_us),
             tBERS: us_to_ns(c.tBERS_ms * 1e3),
             command: c.command_overhead_ns,
             bus_bytes_per_s: u64::from(c.bus_mts) * 1_000_000,
@@ -37,6 +50,24 @@ impl Timing {
 
     pub fn bus_ns(&self, bytes: u64) -> Ns {
         transfer_ns(bytes, self.bus_bytes_per_s)
+    }
+
+    /// Array read time of page index `page` of a block in `mode`.
+    #[inline]
+    pub fn read_ns(&self, page: u32, mode: CellMode) -> Ns {
+        match mode {
+            CellMode::Slc => self.slc_tR,
+            CellMode::Native => self.tR[page as usize % self.tR.len()],
+        }
+    }
+
+    /// Program time of the unit starting at page index `page` of a block in `mode`.
+    #[inline]
+    pub fn program_ns(&self, page: u32, mode: CellMode) -> Ns {
+        match mode {
+            CellMode::Slc => self.slc_tPROG,
+            CellMode::Native => self.tPROG[page as usize % self.tPROG.len()],
+        }
     }
 }
 
@@ -64,6 +95,8 @@ pub struct NandCounters {
     pub pages_read: u64,
     /// Physical pages programmed (a one-shot TLC program on 2 planes counts 6).
     pub pages_programmed: u64,
+    /// Of those, pages programmed in SLC mode.
+    pub slc_pages_programmed: u64,
     pub blocks_erased: u64,
     pub bus_bytes: u64,
 }
@@ -90,11 +123,11 @@ impl Nand {
         }
     }
 
-    /// Read `planes` plane pages of one die in one multi-plane read and move `bytes` out over the channel.
-    /// Returns when the data is in the controller.
-    pub fn read(&mut self, die: u32, ready: Ns, planes: u32, bytes: u64) -> Ns {
+    /// Read page index `page` on `planes` planes of one die in one multi-plane read and move `bytes` out
+    /// over the channel. Returns when the data is in the controller.
+    pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
         let t = &self.timing;
-        let (_, sensed) = self.dies[die as usize].reserve(ready, t.command + t.tR);
+        let (_, sensed) = self.dies[die as usize].reserve(ready, t.command + t.read_ns(page, mode));
         let ch = self.geo.channel_of(die) as usize;
         let (_, out) = self.channels[ch].reserve(sensed, t.bus_ns(bytes));
         self.counters.pages_read += u64::from(planes);
@@ -102,13 +135,17 @@ impl Nand {
         out
     }
 
-    /// Move one program unit (`bytes`) in over the channel and program it. Returns when it is programmed.
-    pub fn program(&mut self, die: u32, ready: Ns, bytes: u64) -> Ns {
+    /// Move one program unit (`bytes`, starting at page index `page`) in over the channel and program it.
+    /// Returns when it is programmed.
+    pub fn program(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> Ns {
         let t = &self.timing;
         let ch = self.geo.channel_of(die) as usize;
         let (_, loaded) = self.channels[ch].reserve(ready, t.bus_ns(bytes));
-        let (_, done) = self.dies[die as usize].reserve(loaded, t.command + t.tPROG);
-        self.counters.pages_programmed += u64::from(self.geo.pages_per_program * self.geo.planes);
+        let (_, done) = self.dies[die as usize].reserve(loaded, t.command + t.program_ns(page, mode));
+        self.counters.pages_programmed += u64::from(self.geo.pages_per_program(mode) * self.geo.planes);
+        if mode == CellMode::Slc {
+            self.counters.slc_pages_programmed += u64::from(self.geo.planes);
+        }
         self.counters.bus_bytes += bytes;
         done
     }
@@ -126,13 +163,13 @@ impl Nand {
         self.dies.iter().map(|d| d.busy_ns).collect()
     }
 
+    /// When the least busy die has finished what it was given.
+    pub fn first_idle_die_at(&self) -> Ns {
+        self.dies.iter().map(|t| t.free_at).min().unwrap_or(0)
+    }
+
     /// When every die and channel has finished what it was given.
     pub fn idle_at(&self) -> Ns {
-        self.dies
-            .iter()
-            .chain(&self.channels)
-            .map(|t| t.free_at)
-            .max()
-            .unwrap_or(0)
+        self.dies.iter().chain(&self.channels).map(|t| t.free_at).max().unwrap_or(0)
     }
 }

@@ -15,9 +15,7 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency {
-            hist: Histogram::new_with_bounds(1, 1 << 40, 3).expect("valid HDR bounds"),
-        }
+        Latency { hist: Histogram::new_with_bounds(1, 1 << 40, 3).expect("valid HDR bounds") }
     }
 }
 

@@ -18,10 +18,7 @@ pub struct Series {
 
 impl Series {
     pub fn new(interval_ns: Ns) -> Self {
-        Series {
-            interval_ns,
-            bins: Vec::new(),
-        }
+        Series { interval_ns, bins: Vec::new() }
     }
 
     /// An IO that completed `since_start` after measurement began.

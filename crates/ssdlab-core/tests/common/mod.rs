@@ -4,19 +4,13 @@
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
 
 pub fn preset_text(name: &str) -> String {
-    let path = format!(
-        "{}/../../python/ssdlab/presets/{name}.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../../python/ssdlab/presets/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// A preset with `--set` style overrides.
 pub fn drive(preset: &str, overrides: &[(&str, &str)]) -> Drive {
-    let o: Vec<(String, String)> = overrides
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let o: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Drive::new(DriveConfig::from_toml_str(&preset_text(preset), &o).unwrap()).unwrap()
 }
 
@@ -26,16 +20,7 @@ pub fn run(d: &mut Drive, w: Workload) -> ssdlab_core::RunResult {
 
 /// Write the first `bytes` of the drive sequentially with 128 KiB writes at QD32.
 pub fn fill(d: &mut Drive, bytes: u64) {
-    run(
-        d,
-        Workload {
-            rw: Rw::Write,
-            bs: 128 << 10,
-            iodepth: 32,
-            size: bytes,
-            ..Workload::default()
-        },
-    );
+    run(d, Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: bytes, ..Workload::default() });
 }
 
 pub const SEC: u64 = 1_000_000_000;
