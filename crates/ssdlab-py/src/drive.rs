@@ -21,8 +21,7 @@ impl NativeDrive {
     #[new]
     #[pyo3(signature = (toml_text, overrides = Vec::new()))]
     fn new(py: Python<'_>, toml_text: &str, overrides: Vec<(String, String)>) -> PyResult<Self> {
-        let cfg =
-            DriveConfig::from_toml_str(toml_text, &overrides).map_err(|e| config_error(py, &e))?;
+        let cfg = DriveConfig::from_toml_str(toml_text, &overrides).map_err(|e| config_error(py, &e))?;
         let drive = guarded(|| Drive::new(cfg)).and_then(|r| r.map_err(|e| to_py(py, e)))?;
         Ok(NativeDrive { drive })
     }
@@ -113,9 +112,7 @@ impl NativeDrive {
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
     fn clone_drive(&self) -> NativeDrive {
-        NativeDrive {
-            drive: self.drive.clone(),
-        }
+        NativeDrive { drive: self.drive.clone() }
     }
 
     /// Every cumulative counter since the drive was made, by name.
@@ -141,8 +138,6 @@ fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        SimulationError::new_err(format!(
-            "internal error in the simulator (please report it): {what}"
-        ))
+        SimulationError::new_err(format!("internal error in the simulator (please report it): {what}"))
     })
 }

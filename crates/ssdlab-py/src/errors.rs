@@ -6,12 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use ssdlab_core::SimError;
 
-create_exception!(
-    _core,
-    SsdlabError,
-    PyException,
-    "Base class of every ssdlab error."
-);
+create_exception!(_core, SsdlabError, PyException, "Base class of every ssdlab error.");
 create_exception!(
     _core,
     ConfigError,

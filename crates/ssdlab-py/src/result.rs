@@ -51,10 +51,7 @@ impl From<RunResult> for NativeResult {
 }
 
 /// `[(name, value)]` -> an insertion-ordered dict.
-pub fn counters_dict<'py>(
-    py: Python<'py>,
-    items: &[(&'static str, f64)],
-) -> PyResult<Bound<'py, PyDict>> {
+pub fn counters_dict<'py>(py: Python<'py>, items: &[(&'static str, f64)]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in items {
         d.set_item(*k, *v)?;
@@ -136,9 +133,7 @@ impl NativeLatency {
     /// Latency at percentile `p`, 0..=100.
     fn percentile_ns(&self, p: f64) -> PyResult<u64> {
         if !(0.0..=100.0).contains(&p) {
-            return Err(PyValueError::new_err(format!(
-                "p must be a percentile from 0 to 100 (got {p})"
-            )));
+            return Err(PyValueError::new_err(format!("p must be a percentile from 0 to 100 (got {p})")));
         }
         Ok(self.lat.percentile_ns(p))
     }

@@ -15,27 +15,17 @@ pub fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>) -> PyResult<Workload> {
     for (k, v) in d.iter() {
         let Ok(key) = k.cast::<PyString>() else {
             let shown = k.repr().map(|r| r.to_string()).unwrap_or_default();
-            return Err(workload_error(
-                py,
-                &format!("workload keys must be str (got {shown})"),
-                "",
-                &shown,
-            ));
+            return Err(workload_error(py, &format!("workload keys must be str (got {shown})"), "", &shown));
         };
         let key = key.to_str()?;
         match key {
             "rw" => {
-                let s = v
-                    .cast::<PyString>()
-                    .map_err(|_| wrong_type(py, key, &v, "a str"))?;
+                let s = v.cast::<PyString>().map_err(|_| wrong_type(py, key, &v, "a str"))?;
                 let s = s.to_str()?;
-                w.rw = Rw::from_str(s)
-                    .map_err(|e| workload_error(py, &e.to_string(), &e.field, &e.value))?;
+                w.rw = Rw::from_str(s).map_err(|e| workload_error(py, &e.to_string(), &e.field, &e.value))?;
             }
             "time_based" => {
-                let b = v
-                    .cast::<PyBool>()
-                    .map_err(|_| wrong_type(py, key, &v, "a bool"))?;
+                let b = v.cast::<PyBool>().map_err(|_| wrong_type(py, key, &v, "a bool"))?;
                 w.time_based = b.is_true();
             }
             "bs" => w.bs = uint(py, key, &v)?,
@@ -87,16 +77,7 @@ fn uint<T: TryFrom<u128>>(py: Python<'_>, key: &str, v: &Bound<'_, PyAny>) -> Py
 }
 
 fn wrong_type(py: Python<'_>, key: &str, v: &Bound<'_, PyAny>, want: &str) -> PyErr {
-    let ty = v
-        .get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_default();
+    let ty = v.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     let shown = v.repr().map(|r| r.to_string()).unwrap_or_default();
-    workload_error(
-        py,
-        &format!("{key}: must be {want} (got {ty} {shown})"),
-        key,
-        &shown,
-    )
+    workload_error(py, &format!("{key}: must be {want} (got {ty} {shown})"), key, &shown)
 }
