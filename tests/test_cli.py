@@ -33,7 +33,7 @@ def test_presets_lists_the_builtins() -> None:
 def test_show_round_trips_through_drive(tmp_path: Path) -> None:
     shown = ssdlab_cli("show", "bg4-1tb", "--set", "nand.tR_us=61.5", *SMALL)
     assert shown.returncode == 0, shown.stderr
-    assert "tR_us = 61.5" in shown.stdout
+    assert "tR_us = [61.5]" in shown.stdout
     path = tmp_path / "mine.toml"
     path.write_text(shown.stdout)
     args = ["--drive", str(path), "--rw", "randread", "--size", "64m", "--runtime", "10ms", "--json"]

@@ -312,8 +312,11 @@ impl Drive {
             })
             .collect();
         let get = |name: &str| counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v);
-        let host_w = get("host_write_bytes");
-        let waf = if host_w > 0.0 { get("nand_bytes_programmed") / host_w } else { 0.0 };
+        // WAF counts 4 KiB pages as the FTL places them (host + GC moves + folding), so data still in the
+        // write buffer at the end of a run counts too; nand_bytes_programmed has what reached the flash.
+        let host = get("host_pages_written");
+        let flash = host + get("gc_page_moves") + get("folded_bytes") / SLOT_BYTES as f64;
+        let waf = if host > 0.0 { flash / host } else { 0.0 };
         let die_utilisation: Vec<f64> = self
             .ctl
             .nand
