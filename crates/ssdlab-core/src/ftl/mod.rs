@@ -335,11 +335,11 @@ impl Ftl {
         let die = self.next_die;
         self.next_die = (self.next_die + 1) % self.geo.dies;
         let mode = self.host_mode();
-        // The cache shrinks as the drive fills (and with post-cache folding it must make room):
-        // fold SLC data on this die while the cache holds more than its budget.
-        if self.slc.enabled
-            && self.slc_valid + u64::from(self.geo.slots_per_program(mode)) > self.slc_budget_slots()
-        {
+        // Post-cache folding: writing through a full cache means folding its oldest data to make room.
+        // (In direct mode the cache shrinks by itself: GC under free-block pressure folds SLC blocks first,
+        // as they hold the least valid data.)
+        let unit = u64::from(self.geo.slots_per_program(mode));
+        if mode == CellMode::Slc && self.slc_valid + unit > self.slc_budget_slots() {
             if let Some(victim) = self.slc_victim(die) {
                 self.relocate(victim, ops);
             }
@@ -401,7 +401,7 @@ impl Ftl {
     pub fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
         for i in 0..self.geo.dies {
             let die = (self.next_idle_die + i) % self.geo.dies;
-            let victim = if self.slc.idle_fold && self.slc_closed[die as usize] > 0 {
+            let victim = if self.slc.idle_fold && self.close_idle_slc_block(die) {
                 self.slc_victim(die)
             } else if self.free[die as usize].len() < self.background_gc_free {
                 self.gc_victim(die)
@@ -416,6 +416,21 @@ impl Ftl {
             }
         }
         false
+    }
+
+    /// True if `die` has a closed SLC block to fold; an open SLC host block that no host program unit is
+    /// filling is closed for the purpose, so idle folding can empty the cache completely.
+    fn close_idle_slc_block(&mut self, die: u32) -> bool {
+        if self.slc_closed[die as usize] == 0 {
+            if let Some(b) = self.host_open[die as usize][mode_index(CellMode::Slc)] {
+                if self.host_unit.as_ref().is_none_or(|u| u.block != b) {
+                    self.host_open[die as usize][mode_index(CellMode::Slc)] = None;
+                    self.blocks[b as usize].state = BlockState::Closed;
+                    self.slc_closed[die as usize] += 1;
+                }
+            }
+        }
+        self.slc_closed[die as usize] > 0
     }
 
     /// Move the valid slots of `victim` into the die's GC block (native mode), then erase it.

@@ -1,0 +1,112 @@
+//! The dynamic SLC cache: how much a fill from empty writes in SLC mode, how fast, how folding restores it.
+
+mod common;
+
+use common::*;
+use ssdlab_core::engine::us_to_ns;
+use ssdlab_core::{Drive, Rw, Workload};
+
+/// bg4-1tb's NAND and firmware scaled to 16 GB (40 blocks per plane instead of 1820).
+fn small(extra: &[(&str, &str)]) -> Drive {
+    let mut o = vec![("ftl.user_capacity_gb", "16"), ("nand.blocks_per_plane", "40")];
+    o.extend_from_slice(extra);
+    drive("bg4-1tb", &o)
+}
+
+const NO_IDLE_FOLD: (&str, &str) = ("ftl.slc_cache.idle_fold", "false");
+
+fn seq_write(d: &mut Drive, offset: u64, bytes: u64) -> ssdlab_core::RunResult {
+    run(d, Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, offset, size: bytes, ..Workload::default() })
+}
+
+#[test]
+fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
+    let mut d = small(&[NO_IDLE_FOLD]);
+    let cfg = d.config().clone();
+    let cap = d.capacity_bytes() as f64;
+    let r = seq_write(&mut d, 0, cap as u64);
+    // Budget while filling from empty: S + f * (U - m) / bits; SLC writes stop when m reaches it.
+    let (s, f) = (cfg.ftl.slc_cache.static_gb * 1e9, cfg.ftl.slc_cache.dynamic_fraction);
+    let want = (s + f * cap / 3.0) / (1.0 + f / 3.0);
+    let unit = 2.0 * 16384.0; // one SLC program unit: 2 planes x one 16 KiB page
+    let got = r.counter("slc_bytes_written");
+    assert!((got - want).abs() <= 2.0 * unit, "SLC bytes {got}, budget {want}");
+    // At the end only the static part is left, and it holds no more than that.
+    let left = r.counter("slc_cache_size_bytes") - s;
+    assert!((0.0..1e6).contains(&left), "static part only (the fill leaves < 128 KiB unwritten): {left}");
+    // With idle folding off and spare room left, the cached data is still in SLC at the end.
+    assert_eq!(r.counter("slc_cache_used_bytes"), got);
+}
+
+#[test]
+fn writes_run_at_slc_program_speed_then_at_tlc_speed() {
+    let mut d = small(&[NO_IDLE_FOLD]);
+    let n = d.config().nand.clone();
+    let w = |bytes| Workload {
+        rw: Rw::Write,
+        bs: 128 << 10,
+        iodepth: 32,
+        size: bytes,
+        interval_ns: SEC / 10,
+        ..Workload::default()
+    };
+    let cap = d.capacity_bytes();
+    let r = run(&mut d, w(cap));
+    let dies = f64::from(n.channels * n.dies_per_channel);
+    let plane_bytes = f64::from(n.planes_per_die * n.page_size_kib * 1024);
+    let slc = dies * plane_bytes / (us_to_ns(n.slc_tPROG_us) + n.command_overhead_ns) as f64 * 1e3;
+    let tlc = dies * 3.0 * plane_bytes / (us_to_ns(n.tPROG_us[0]) + n.command_overhead_ns) as f64 * 1e3;
+    let series = r.stats.series.columns();
+    let mbps = &series.iter().find(|(k, _)| *k == "write_mbps").unwrap().1;
+    let first = mbps[1]; // interval 0 includes the ramp into a full pipeline
+    assert!((first / slc - 1.0).abs() < 0.03, "SLC phase {first:.0} MB/s, program-bound {slc:.0}");
+    let last = mbps[mbps.len() - 2];
+    assert!((last / tlc - 1.0).abs() < 0.05, "post-cache {last:.0} MB/s, TLC program-bound {tlc:.0}");
+}
+
+#[test]
+fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
+    // A fast bus, so that folding is bound by the dies alone.
+    let mut d = small(&[("nand.bus_mts", "3200")]);
+    let burst = 1u64 << 30;
+    seq_write(&mut d, 0, burst);
+    let used = d.counters().iter().find(|(k, _)| *k == "slc_cache_used_bytes").unwrap().1;
+    assert_eq!(used, burst as f64, "the whole burst is in SLC");
+    let idle_from = d.now_ns() + us_to_ns(d.config().ftl.idle_after_ms * 1e3);
+    d.idle(10 * SEC);
+    let c = |d: &Drive, name: &str| d.counters().iter().find(|(k, _)| *k == name).unwrap().1;
+    assert_eq!(c(&d, "slc_cache_used_bytes"), 0.0);
+    // Die time per folded TLC program unit: SLC reads of its pages, the one-shot program, a share of the erase.
+    let n = d.config().nand.clone();
+    let t = |us: f64| (us_to_ns(us) + n.command_overhead_ns) as f64;
+    let unit_slots = 3.0 * 2.0 * 4.0;
+    let reads_per_unit = unit_slots / 8.0;
+    let units_per_slc_block = f64::from(n.pages_per_block / 3 * 2 * 4) / unit_slots;
+    let per_unit =
+        t(n.tPROG_us[0]) + reads_per_unit * t(n.slc_tR_us) + t(n.tBERS_ms * 1e3) / units_per_slc_block;
+    let dies = f64::from(n.channels * n.dies_per_channel);
+    let want_s = c(&d, "folded_bytes") / (unit_slots * 4096.0) * per_unit / dies / 1e9;
+    let got_s = (d.controller().nand.idle_at() - idle_from) as f64 / 1e9;
+    assert!((got_s / want_s - 1.0).abs() < 0.05, "folding took {got_s:.3} s, program-bound {want_s:.3} s");
+    // The cache is back: the next burst runs at SLC speed again.
+    let again = seq_write(&mut d, burst, burst);
+    assert_eq!(again.counter("slc_bytes_written"), burst as f64);
+}
+
+#[test]
+fn without_a_cache_everything_goes_straight_to_tlc() {
+    let mut d = small(&[("ftl.slc_cache.enabled", "false")]);
+    let r = seq_write(&mut d, 0, 2 << 30);
+    assert_eq!(r.counter("slc_bytes_written"), 0.0);
+    assert_eq!(r.counter("nand_slc_pages_programmed"), 0.0);
+    assert_eq!(r.counter("folded_bytes"), 0.0);
+}
+
+#[test]
+fn post_cache_fold_keeps_writing_through_slc() {
+    let mut d = small(&[NO_IDLE_FOLD, ("ftl.slc_cache.post_cache", "fold")]);
+    let direct = seq_write(&mut small(&[NO_IDLE_FOLD]), 0, 12 << 30);
+    let fold = seq_write(&mut d, 0, 12 << 30);
+    assert_eq!(fold.counter("slc_bytes_written"), (12u64 << 30) as f64, "every host byte lands in SLC first");
+    assert!(fold.bandwidth_mbps() < direct.bandwidth_mbps(), "writing while folding is the slowest regime");
+}
