@@ -49,7 +49,8 @@ impl Job {
             blocks: w.span(capacity) / w.bs,
             next_block: 0,
             rwmixread: w.rwmixread,
-            io_limit: w.io_limit(capacity),
+            // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
+            io_limit: (w.io_limit(capacity) / w.bs).max(1).saturating_mul(w.bs),
             issued: 0,
             outstanding: 0,
             iodepth: w.iodepth,
