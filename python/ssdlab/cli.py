@@ -34,7 +34,9 @@ from ssdlab.drive import Drive
 from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.result import REPORTED_PERCENTILES, Result
-from ssdlab.suites.cdm import CDM_VERSIONS, run_cdm
+from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
+from ssdlab.suites.fill import FillResult, require_matplotlib, run_fill
+from ssdlab.suites.snia import SniaIopsResult, run_snia_iops
 from ssdlab.workload import RW_NAMES, Workload
 
 __all__ = ["app", "main"]
@@ -47,8 +49,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: ``--suite`` names: ``cdm`` is CrystalDiskMark 8, the current version.
-SUITES = {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}}
+#: ``--suite`` names: ``cdm`` is CrystalDiskMark 8, the current version; ``fill`` the AnandTech whole-drive
+#: fill; ``snia-iops`` the SNIA PTS IOPS test's steady state (4 KiB random-write tracking variable).
+SUITES = {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}, "fill": "", "snia-iops": ""}
 
 PresetOpt = Annotated[
     str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
@@ -125,43 +128,60 @@ def run(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
-    suite: Annotated[str, typer.Option(help=f"{', '.join(SUITES)} (cdm = CrystalDiskMark 8).")] = "cdm",
+    suite: Annotated[
+        str, typer.Option(help=f"{', '.join(SUITES)} (cdm = CrystalDiskMark 8, fill = whole-drive fill).")
+    ] = "cdm",
     test_size: Annotated[
         str | None, typer.Option(help="Test file size (default: 1g; 1000m for cdm6).")
     ] = None,
     runs: Annotated[int, typer.Option(help="Measured runs per test, after one warm-up.")] = 5,
-    duration: Annotated[str, typer.Option(help="Simulated length of each measured run.")] = "5s",
+    duration: Annotated[
+        str | None, typer.Option(help="Simulated length of a run (cdm: 5s) or a round (snia-iops: 60s).")
+    ] = None,
     interval: Annotated[str, typer.Option(help="Simulated idle time between tests.")] = "5s",
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the results JSON is written to.")] = Path("results"),
+    plot: Annotated[Path | None, typer.Option(help="fill: also draw the curve as a PNG.")] = None,
 ) -> None:
-    """Run a benchmark suite (CrystalDiskMark) and print its grid and the drive's internal counters."""
+    """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state) and print its
+    results and the drive's internal counters."""
     if suite not in SUITES:
         raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
+    if plot is not None:
+        require_matplotlib(suite)
     drive = _drive(preset, drive_file, set_)
     with _progress(not json_, f"{suite} on {drive.name}") as progress:
-        res = run_cdm(
-            drive,
-            version=SUITES[suite],
-            test_size=test_size,
-            runs=runs,
-            duration=duration,
-            interval=interval,
-            seed=seed,
-            progress=progress,
-        )
+        res: CdmResult | FillResult | SniaIopsResult
+        if suite == "fill":
+            res = run_fill(drive, progress=progress)
+        elif suite == "snia-iops":
+            res = run_snia_iops(drive, round_time=duration or "60s", seed=seed, progress=progress)
+        else:
+            res = run_cdm(
+                drive,
+                version=SUITES[suite],
+                test_size=test_size,
+                runs=runs,
+                duration=duration or "5s",
+                interval=interval,
+                seed=seed,
+                progress=progress,
+            )
     created = datetime.now(UTC)
     doc = {"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()}
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    if plot is not None and isinstance(res, FillResult):
+        (stderr if json_ else stdout).print(f"wrote {res.plot(plot)}")
     if json_:
         print(json.dumps(doc, indent=2))
         stderr.print(f"wrote {path}")
         return
-    stdout.print(res.table())
-    stdout.print(res.counters_table())
+    tables = [res.table(), res.counters_table()] if isinstance(res, CdmResult) else res.tables()
+    for table in tables:
+        stdout.print(table)
     stdout.print(f"wrote {path}")
 
 

@@ -1,0 +1,273 @@
+"""SNIA PTS (Solid State Storage Performance Test Specification) IOPS test: the steady-state part.
+
+The method, as the PTS's open implementations run it (../shared/BENCHMARKS.md):
+
+1. Purge (:func:`ssdlab.precondition.purge`).
+2. Workload-independent preconditioning (WIPC): write 2x the user capacity with 128 KiB sequential writes
+   (:func:`ssdlab.precondition.snia_wipc`).
+3. Workload-dependent preconditioning + steady state: rounds of the test workload, each ``round_time``
+   (60 s in the PTS), at most 25, until the tracking variable is steady over the last 5 rounds
+   (:func:`ssdlab.precondition.steady_state`: data excursion <= 20% of the window average, slope
+   excursion <= 10%), checked from round 5.
+
+For the IOPS test the tracking variable is 4 KiB random 100% write IOPS. The full PTS round runs every
+cell of the matrix (read/write mixes x block sizes) and tracks the 4 KiB write cell; this suite runs only
+the tracking cell per round (``rounds x round_time`` of 4 KiB random writes over the whole drive), which is
+what drives the drive to steady state. The total outstanding IO is ``numjobs x iodepth`` (PTS: T x OIO,
+the test operator's choice; 1 x 32 by default here).
+
+Examples
+--------
+>>> import ssdlab
+>>> from ssdlab.suites.snia import run_snia_iops
+>>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+>>> res = run_snia_iops(drive, round_time="0.05s")
+>>> res.verdict.steady == (res.steady_round is not None), len(res.rounds) == (res.steady_round or 25)
+(True, True)
+>>> res.wipc.host_bytes == 2 * drive.capacity_bytes
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.table import Table
+
+from ssdlab._core import version as ssdlab_version
+from ssdlab.drive import Drive
+from ssdlab.errors import workload_error
+from ssdlab.precondition import (
+    Phase,
+    Progress,
+    SteadyState,
+    counter_delta,
+    purge,
+    snia_wipc,
+    steady_state,
+)
+from ssdlab.suites.cdm import run_seed
+from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.workload import Workload
+
+__all__ = ["SniaIopsResult", "SniaRound", "run_snia_iops"]
+
+
+@dataclass(frozen=True)
+class SniaRound:
+    """One round of the tracking variable."""
+
+    round: int
+    iops: float
+    mbps: float
+    mean_latency_us: float
+    #: WAF over this round (NAND bytes programmed / host bytes written).
+    waf: float
+    #: Measured time: the round's length plus the drain of the IOs still queued at its end.
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "round": self.round,
+            "iops": self.iops,
+            "mbps": self.mbps,
+            "mean_latency_us": self.mean_latency_us,
+            "waf": self.waf,
+            "elapsed_s": self.elapsed_s,
+        }
+
+
+@dataclass
+class SniaIopsResult:
+    """The rounds, the steady-state verdict over the last window, and the drive's WAF."""
+
+    preset: str
+    seed: int
+    round_time_s: float
+    max_rounds: int
+    bs: int
+    iodepth: int
+    numjobs: int
+    rounds: list[SniaRound]
+    verdict: SteadyState
+    #: The first round at which the window was steady (the test stops there), or None.
+    steady_round: int | None
+    wipc: Phase
+    #: Change in the drive's counters over all rounds, with ``waf``.
+    counters: dict[str, float] = field(default_factory=dict)
+    config_toml: str = ""
+
+    @property
+    def iops(self) -> list[float]:
+        return [r.iops for r in self.rounds]
+
+    @property
+    def window_average_iops(self) -> float:
+        """Average of the tracking variable over the measurement window (the last 5 rounds)."""
+        return self.verdict.average
+
+    @property
+    def waf(self) -> float:
+        """WAF over all rounds of the tracking workload."""
+        return self.counters.get("waf", 0.0)
+
+    @property
+    def window_waf(self) -> float:
+        """WAF over the measurement window."""
+        window = self.rounds[-len(self.verdict.window) :] if self.verdict.window else []
+        return sum(r.waf for r in window) / len(window) if window else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "suite": "snia-iops",
+            "ssdlab_version": ssdlab_version(),
+            "preset": self.preset,
+            "seed": self.seed,
+            "round_time_s": self.round_time_s,
+            "max_rounds": self.max_rounds,
+            "bs": self.bs,
+            "iodepth": self.iodepth,
+            "numjobs": self.numjobs,
+            "steady": self.verdict.steady,
+            "steady_round": self.steady_round,
+            "window_average_iops": self.window_average_iops,
+            "waf": self.waf,
+            "window_waf": self.window_waf,
+            "verdict": self.verdict.to_dict(),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "wipc": self.wipc.to_dict(),
+            "counters": self.counters,
+            "config_toml": self.config_toml,
+        }
+
+    def tables(self) -> list[Table]:
+        """What ``ssdlab run --suite snia-iops`` prints."""
+        return [self.table()]
+
+    def table(self) -> Table:
+        v = self.verdict
+        state = (
+            f"steady at round {self.steady_round}"
+            if v.steady
+            else f"not steady after {len(self.rounds)} rounds"
+        )
+        title = (
+            f"SNIA PTS IOPS tracking variable (4 KiB random write, T{self.numjobs} Q{self.iodepth})"
+            f" - {self.preset} - {self.round_time_s:g} s rounds - {state}"
+            f" - window average {v.average:,.0f} IOPS (data excursion {v.data_excursion_fraction:.1%} <= 20%,"
+            f" slope excursion {v.slope_excursion_fraction:.1%} <= 10%) - WAF {self.waf:.2f}"
+            f" - seed {self.seed} - ssdlab {ssdlab_version()}"
+        )
+        t = Table(title=title)
+        for col in ("round", "IOPS", "MB/s", "mean lat us", "WAF", "window"):
+            t.add_column(col, justify="right")
+        first_in_window = len(self.rounds) - len(v.window) + 1
+        for r in self.rounds:
+            t.add_row(
+                str(r.round),
+                f"{r.iops:,.0f}",
+                f"{r.mbps:,.1f}",
+                f"{r.mean_latency_us:,.1f}",
+                f"{r.waf:.2f}",
+                "*" if r.round >= first_in_window and len(self.rounds) >= len(v.window) else "",
+            )
+        return t
+
+
+def run_snia_iops(
+    drive: Drive,
+    round_time: str | int | float = "60s",
+    max_rounds: int = 25,
+    window: int = 5,
+    bs: int | str = "4k",
+    iodepth: int = 32,
+    numjobs: int = 1,
+    purge_first: bool = True,
+    wipc: bool = True,
+    seed: int = 1,
+    progress: Progress | None = None,
+) -> SniaIopsResult:
+    """Purge, WIPC, then rounds of 4 KiB random writes until steady state or ``max_rounds``.
+
+    ``round_time`` is simulated (the PTS uses 60 s; tests use a fraction of a second on small drives).
+    The drive is left in the steady state the test reached.
+    """
+    round_ns = parse_time_ns(round_time, "round_time")
+    if round_ns <= 0:
+        raise workload_error("round_time", "must be above 0", round_time)
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not window <= max_rounds <= 1000:
+        raise workload_error("max_rounds", f"must be {window}..1000 (got {max_rounds!r})", max_rounds)
+    block = parse_size(bs, "bs")
+    pre = 0.3  # share of the progress bar for purge + WIPC
+
+    def sub(start: float, width: float) -> Progress | None:
+        if progress is None:
+            return None
+        cb = progress
+
+        def report(fraction: float, what: str) -> None:
+            cb(start + width * fraction, what)
+
+        return report
+
+    def native(start: float, width: float, what: str) -> Callable[[float], None] | None:
+        part = sub(start, width)
+        if part is None:
+            return None
+        cb = part
+
+        def report(fraction: float) -> None:
+            cb(fraction, what)
+
+        return report
+
+    if purge_first:
+        purge(drive)
+    if wipc:
+        wipc_phase = snia_wipc(drive, progress=sub(0.0, pre))
+    else:
+        wipc_phase = Phase("no WIPC")
+
+    before_all = drive.counters()
+    rounds: list[SniaRound] = []
+    steady_round = None
+    verdict = steady_state([], window)
+    for n in range(1, max_rounds + 1):
+        before = drive.counters()
+        w = Workload(
+            rw="randwrite",
+            bs=block,
+            iodepth=iodepth,
+            numjobs=numjobs,
+            runtime=f"{round_ns}ns",
+            time_based=True,
+            seed=run_seed(seed, "snia-iops", n),
+        )
+        width = (1 - pre) / max_rounds
+        res = drive.run(w, native(pre + width * (n - 1), width, f"round {n}/{max_rounds}"))
+        delta = counter_delta(before, drive.counters())
+        rounds.append(
+            SniaRound(n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s)
+        )
+        verdict = steady_state([r.iops for r in rounds], window)
+        if verdict.steady:
+            steady_round = n
+            break
+    if progress is not None:
+        progress(1.0, "done")
+    return SniaIopsResult(
+        preset=drive.name,
+        seed=seed,
+        round_time_s=round_ns / 1e9,
+        max_rounds=max_rounds,
+        bs=block,
+        iodepth=iodepth,
+        numjobs=numjobs,
+        rounds=rounds,
+        verdict=verdict,
+        steady_round=steady_round,
+        wipc=wipc_phase,
+        counters=counter_delta(before_all, drive.counters()),
+        config_toml=drive.config_toml(),
+    )
