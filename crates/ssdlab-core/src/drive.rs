@@ -4,7 +4,7 @@ use crate::config::DriveConfig;
 use crate::controller::{Controller, SLOT_BYTES};
 use crate::engine::{Event, EventQueue, Ns};
 use crate::error::SimError;
-use crate::host::{DeviceQueue, IoKind, Job, Workload};
+use crate::host::{DeviceQueue, Io, IoKind, Job, Workload};
 use crate::stats::{Latency, RunStats};
 
 /// One simulated drive. Its state (map, blocks, timelines, clock) persists from run to run and clones
@@ -124,26 +124,40 @@ impl Drive {
         let h = &self.host;
         let (pe_min, pe_max, pe_mean) = self.ctl.ftl.erase_counts();
         let page = self.ctl.nand.geo.page_bytes;
+        let slot = u64::from(self.ctl.nand.geo.slot_bytes);
         vec![
             ("host_read_ios", h.read_ios as f64),
             ("host_read_bytes", h.read_bytes as f64),
             ("host_write_ios", h.write_ios as f64),
             ("host_write_bytes", h.write_bytes as f64),
             ("host_trim_ios", h.trim_ios as f64),
-            ("host_pages_written", f.host_slots_written as f64),
+            ("host_pages_written", f.host_lpns_written as f64),
+            (
+                "flash_bytes_written",
+                ((f.host_slots_written + f.gc_slots_moved + f.folded_slots) * slot) as f64,
+            ),
             ("nand_pages_read", n.pages_read as f64),
             ("nand_pages_programmed", n.pages_programmed as f64),
             ("nand_bytes_programmed", (n.pages_programmed * page) as f64),
             ("nand_blocks_erased", n.blocks_erased as f64),
             ("nand_bus_bytes", n.bus_bytes as f64),
             ("nand_slc_pages_programmed", n.slc_pages_programmed as f64),
+            ("nand_program_suspensions", n.program_suspensions as f64),
+            ("nand_erase_suspensions", n.erase_suspensions as f64),
+            ("nand_reads_waited_program_erase", n.reads_waited_program_erase as f64),
+            ("nand_reads_prioritised", n.reads_prioritised as f64),
             ("gc_blocks_erased", f.gc_blocks_erased as f64),
-            ("gc_page_moves", f.gc_slots_moved as f64),
+            // in 4 KiB pages of flash data (compressed data moves fewer)
+            ("gc_page_moves", (f.gc_slots_moved * slot / SLOT_BYTES) as f64),
             ("background_blocks_erased", f.background_blocks_erased as f64),
-            ("slc_bytes_written", (f.slc_slots_written * SLOT_BYTES) as f64),
-            ("folded_bytes", (f.folded_slots * SLOT_BYTES) as f64),
-            ("slc_cache_used_bytes", (self.ctl.ftl.slc_used_slots() * SLOT_BYTES) as f64),
-            ("slc_cache_size_bytes", (self.ctl.ftl.slc_budget_slots() * SLOT_BYTES) as f64),
+            ("wear_leveling_blocks", f.wear_leveling_blocks as f64),
+            ("factory_bad_blocks", f.factory_bad_blocks as f64),
+            ("grown_bad_blocks", f.grown_bad_blocks as f64),
+            ("slc_bytes_written", (f.slc_slots_written * slot) as f64),
+            ("folded_bytes", (f.folded_slots * slot) as f64),
+            ("padded_bytes", (f.padded_slots * slot) as f64),
+            ("slc_cache_used_bytes", (self.ctl.ftl.slc_used_slots() * slot) as f64),
+            ("slc_cache_size_bytes", (self.ctl.ftl.slc_budget_slots() * slot) as f64),
             ("mapped_bytes", (self.ctl.ftl.mapped_lpns() * SLOT_BYTES) as f64),
             ("trimmed_pages", f.trimmed_slots as f64),
             ("write_buffer_hits", c.write_buffer_hits as f64),
@@ -151,6 +165,12 @@ impl Drive {
             ("unmapped_reads", c.unmapped_reads as f64),
             ("map_lookups", c.map_lookups as f64),
             ("map_hits", c.map_hits as f64),
+            ("map_misses", c.map_misses as f64),
+            ("map_pages_read", c.map_pages_read as f64),
+            ("map_pages_written", c.map_pages_written as f64),
+            ("hmb_bytes", c.hmb_bytes as f64),
+            ("hmb_ecc_corrected", c.hmb_ecc_corrected as f64),
+            ("hmb_ecc_reloads", c.hmb_ecc_reloads as f64),
             ("free_blocks", self.ctl.ftl.free_blocks() as f64),
             ("pe_cycles_min", f64::from(pe_min)),
             ("pe_cycles_max", f64::from(pe_max)),
@@ -223,7 +243,7 @@ impl Drive {
                     break;
                 }
                 let io = jb.next_io();
-                let done = self.submit(t, io.kind, io.offset, io.len)?;
+                let done = self.submit(t, io, w.buffer_compress_percentage)?;
                 moved += io.len;
                 jb.outstanding += 1;
                 queue.push(done, Event::SlotFree { job });
@@ -261,7 +281,8 @@ impl Drive {
     }
 
     /// One command from the host at `now`; returns when the host sees it complete.
-    fn submit(&mut self, now: Ns, kind: IoKind, offset: u64, len: u64) -> Result<Ns, SimError> {
+    fn submit(&mut self, now: Ns, io: Io, compress_pct: u32) -> Result<Ns, SimError> {
+        let Io { kind, offset, len } = io;
         self.background_until(now);
         let start = self.queue.admit(now) + self.cfg.host.submit_ns;
         let lpn = (offset / SLOT_BYTES) as u32;
@@ -276,7 +297,7 @@ impl Drive {
             IoKind::Write => {
                 h.write_ios += 1;
                 h.write_bytes += len;
-                self.ctl.write(start, lpn, n)?
+                self.ctl.write(start, lpn, n, compress_pct)?
             }
             IoKind::Trim => {
                 h.trim_ios += 1;
@@ -312,10 +333,12 @@ impl Drive {
             })
             .collect();
         let get = |name: &str| counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v);
-        // WAF counts 4 KiB pages as the FTL places them (host + GC moves + folding), so data still in the
-        // write buffer at the end of a run counts too; nand_bytes_programmed has what reached the flash.
-        let host = get("host_pages_written");
-        let flash = host + get("gc_page_moves") + get("folded_bytes") / SLOT_BYTES as f64;
+        // WAF counts flash bytes as the FTL places them (host data, compressed if the drive compresses,
+        // + GC moves + folding), so data still in the write buffer at the end of a run counts too;
+        // nand_bytes_programmed has what reached the flash. Dirty map pages written back to NAND
+        // (DRAM-less map caches) count too.
+        let host = get("host_write_bytes");
+        let flash = get("flash_bytes_written") + get("map_pages_written") * SLOT_BYTES as f64;
         let waf = if host > 0.0 { flash / host } else { 0.0 };
         let die_utilisation: Vec<f64> = self
             .ctl
@@ -326,7 +349,10 @@ impl Drive {
             .map(|(a, b)| if wall == 0 { 0.0 } else { ((a - b) as f64 / wall as f64).min(1.0) })
             .collect();
         let mean_util = die_utilisation.iter().sum::<f64>() / die_utilisation.len() as f64;
+        let lookups = get("map_lookups");
+        let map_hit_rate = if lookups > 0.0 { get("map_hits") / lookups } else { 0.0 };
         counters.push(("waf", waf));
+        counters.push(("map_hit_rate", map_hit_rate));
         counters.push(("die_utilisation_mean", mean_util));
         counters.push(("elapsed_s", stats.elapsed_ns() as f64 / 1e9));
         RunResult { stats, counters, die_utilisation }

@@ -9,7 +9,15 @@ use ssdlab_core::{Rw, Workload};
 
 #[test]
 fn qd1_random_read_latency_is_the_sum_of_its_configured_stages() {
-    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "16"), ("ftl.slc_cache.enabled", "false")]);
+    // the whole map in DRAM: every lookup hits (tests/map_cache.rs has the HMB version)
+    let mut d = drive(
+        "bg4-1tb",
+        &[
+            ("ftl.user_capacity_gb", "16"),
+            ("ftl.slc_cache.enabled", "false"),
+            ("controller.map_cache.location", "dram"),
+        ],
+    );
     fill(&mut d, 1 << 30);
     d.idle(SEC); // every die and channel idle again
     let cfg = d.config().clone();
@@ -134,6 +142,8 @@ fn simulated_waf(spare: f64) -> (f64, f64) {
             ("nand.one_shot_program", "false"),
             ("ftl.gc_threshold_free_blocks", "1"),
             ("ftl.slc_cache.enabled", "false"),
+            ("ftl.factory_bad_block_pct", "0"),
+            ("ftl.wear_leveling_threshold", "0"),
             ("ftl.user_capacity_gb", &user_gb),
         ],
     );

@@ -65,17 +65,41 @@ pub struct LinkConfig {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum MapLocation {
-    /// The whole page map in on-board DRAM.
+    /// The whole page map in on-board DRAM: every lookup hits.
     Dram,
+    /// DRAM-less, map pages cached in the NVMe Host Memory Buffer: each access crosses the link.
+    Hmb,
+    /// DRAM-less with HMB off: map pages cached in the controller's own SRAM.
+    Sram,
 }
 
 /// Where the logical-to-physical map is cached and what a lookup costs.
+///
+/// The map is split into map pages of `map_page_kib` (4-byte entries, one per 4 KiB LPN: a 4 KiB map page
+/// covers 4 MiB of LBA span). With `hmb` or `sram` an LRU cache holds `hmb_size_mib` / `sram_size_kib` of
+/// map pages; a miss reads the map page from NAND (SLC mode) and dirty map pages evicted from the cache are
+/// written back to NAND in program units (counted in WAF). Keys that do not apply to `location` are ignored.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MapCacheConfig {
     pub location: MapLocation,
-    /// Cost of one map lookup that hits the cache.
+    /// Controller time of one map lookup that hits the cache (for `hmb`, on top of the link round trip).
     pub lookup_ns: u64,
+    /// Host memory buffer granted by the host, MiB (used with `location = "hmb"`).
+    pub hmb_size_mib: u64,
+    /// On-controller SRAM given to map pages, KiB (used with `location = "sram"`).
+    pub sram_size_kib: u64,
+    /// Map-page size, KiB: the unit loaded on a miss and written back when dirty (power of two, 1..=64).
+    pub map_page_kib: u32,
+    /// Sequential prefetch: on a miss also load the next N map pages (0 = off).
+    pub prefetch_pages: u32,
+    /// Probability per HMB map-page access of a single-bit error, corrected by SECDED ECC (0..=1).
+    pub hmb_ecc_single_bit_rate: f64,
+    /// Probability per HMB map-page access of a double-bit error: detected, and the map page is reloaded
+    /// from NAND (0..=1).
+    pub hmb_ecc_double_bit_rate: f64,
+    /// Extra latency of an access whose single-bit error the ECC corrects.
+    pub hmb_ecc_correct_ns: u64,
 }
 
 /// The controller's firmware, write buffer and mapping cache.
@@ -91,6 +115,25 @@ pub struct ControllerConfig {
     /// Write buffer: host writes are acknowledged once in it; it drains one program unit at a time.
     pub write_buffer_kib: u64,
     pub map_cache: MapCacheConfig,
+    pub compression: CompressionConfig,
+}
+
+/// On-the-fly compression (SandForce-style): host data is compressed before it is written, so
+/// compressible data costs fewer NAND programs, less bus time and less space. Compressed data is stored
+/// in 256-byte slots.
+///
+/// NAND bytes per host byte for data of compressibility `p` percent (fio's buffer_compress_percentage):
+/// `max(best_ratio, 1 - p/100) * (1 + overhead_pct/100)`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CompressionConfig {
+    pub enabled: bool,
+    /// NAND bytes per host byte for the most compressible data (MODELLING.md: ~0.14 on SandForce).
+    pub best_ratio: f64,
+    /// Metadata stored with compressed data, percent of its size (incompressible data: ~105% of host bytes).
+    pub overhead_pct: f64,
+    /// Throughput of the compression engine (each direction), MB/s; 0 = unlimited.
+    pub engine_mbps: f64,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -98,6 +141,9 @@ pub struct ControllerConfig {
 pub enum GcPolicy {
     /// Victim = the closed block with the fewest valid pages.
     Greedy,
+    /// Victim = the closed block with the best (1 - u) * age / (1 + u) (Rosenblum & Ousterhout's LFS
+    /// cost-benefit): old, mostly invalid blocks first, so cold data is not copied again and again.
+    CostBenefit,
 }
 
 /// The flash translation layer: capacity exposed to the host, garbage collection, the SLC cache.
@@ -113,6 +159,15 @@ pub struct FtlConfig {
     pub idle_after_ms: f64,
     /// Idle GC keeps at least this many free blocks per die (0 = no idle GC).
     pub background_gc_free_blocks: u32,
+    /// Static wear levelling: when a die's erase counts spread by more than this, the data of its
+    /// least-erased block is moved so that block rejoins the pool (0 = off).
+    pub wear_leveling_threshold: u32,
+    /// Endurance: a block reaching this many P/E cycles is retired as a grown bad block (0 = never).
+    pub pe_cycle_limit: u32,
+    /// Blocks marked bad at the factory, percent of each die's blocks.
+    pub factory_bad_block_pct: f64,
+    /// Seed of the factory bad-block map (part of the drive, not of a workload).
+    pub bad_block_seed: u64,
     pub slc_cache: SlcCacheConfig,
 }
 
@@ -203,6 +258,46 @@ pub struct NandConfig {
     /// Channel bus rate in mega-transfers per second, 8 bits per transfer.
     pub bus_mts: u32,
     pub bus_mode: BusMode,
+    pub suspension: NandSuspensionConfig,
+}
+
+/// Program/erase suspension and read priority on a die (`[nand.suspension]`).
+///
+/// With `read_priority`, a host read goes ahead of the program/erase/GC work queued on its die but not yet
+/// started (it still waits for the operation running when it arrives). With `enabled`, a host read that
+/// finds a program or erase running suspends it: the read starts `tSUSP` later, and the suspended operation
+/// resumes `resume_overhead_us` after the read; the die's later work moves back by that whole time. An
+/// operation is suspended at most `max_suspensions_per_op` times; after that reads wait for it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct NandSuspensionConfig {
+    /// Suspend a running program or erase for a host read.
+    pub enabled: bool,
+    /// Host reads go ahead of work queued on the die but not started.
+    pub read_priority: bool,
+    /// Suspend latency of a program: from the read's arrival until the die starts it.
+    pub tSUSP_program_us: f64,
+    /// Suspend latency of an erase.
+    pub tSUSP_erase_us: f64,
+    /// Time to resume the suspended operation after the read.
+    pub resume_overhead_us: f64,
+    /// Suspensions allowed per program or erase operation (0 = never suspend).
+    pub max_suspensions_per_op: u32,
+}
+
+impl Default for NandSuspensionConfig {
+    /// Off, with MQSim's default suspend times (100 us program, 700 us erase).
+    fn default() -> Self {
+        NandSuspensionConfig {
+            enabled: false,
+            read_priority: false,
+            tSUSP_program_us: 100.0,
+            tSUSP_erase_us: 700.0,
+            resume_overhead_us: 0.0,
+            max_suspensions_per_op: 8,
+        }
+    }
 }
 
 impl DriveConfig {

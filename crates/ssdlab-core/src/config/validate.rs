@@ -153,9 +153,32 @@ impl DriveConfig {
 
         let ctl = &self.controller;
         c.range_u("controller.cores", ctl.cores.into(), 1, 64);
+        let z = &ctl.compression;
+        c.range_f("controller.compression.best_ratio", z.best_ratio, 0.05, 1.0);
+        c.range_f("controller.compression.overhead_pct", z.overhead_pct, 0.0, 12.5);
+        c.range_f("controller.compression.engine_mbps", z.engine_mbps, 0.0, 1e6);
         c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);
         c.range_u("controller.write_overhead_ns", ctl.write_overhead_ns, 0, 1_000_000);
-        c.range_u("controller.map_cache.lookup_ns", ctl.map_cache.lookup_ns, 0, 1_000_000);
+        let m = &ctl.map_cache;
+        c.range_u("controller.map_cache.lookup_ns", m.lookup_ns, 0, 1_000_000);
+        c.range_u("controller.map_cache.hmb_size_mib", m.hmb_size_mib, 1, 65_536);
+        c.range_u("controller.map_cache.sram_size_kib", m.sram_size_kib, 4, 1 << 20);
+        c.check(
+            m.map_page_kib.is_power_of_two() && m.map_page_kib <= 64,
+            "controller.map_cache.map_page_kib",
+            "must be a power of two from 1 to 64",
+            m.map_page_kib,
+        );
+        c.range_u("controller.map_cache.prefetch_pages", m.prefetch_pages.into(), 0, 256);
+        c.range_f("controller.map_cache.hmb_ecc_single_bit_rate", m.hmb_ecc_single_bit_rate, 0.0, 1.0);
+        c.range_f("controller.map_cache.hmb_ecc_double_bit_rate", m.hmb_ecc_double_bit_rate, 0.0, 1.0);
+        c.check(
+            m.hmb_ecc_single_bit_rate + m.hmb_ecc_double_bit_rate <= 1.0,
+            "controller.map_cache.hmb_ecc_double_bit_rate",
+            "single- and double-bit error rates are per access and must sum to at most 1",
+            m.hmb_ecc_single_bit_rate + m.hmb_ecc_double_bit_rate,
+        );
+        c.range_u("controller.map_cache.hmb_ecc_correct_ns", m.hmb_ecc_correct_ns, 0, 1_000_000);
 
         let n = &self.nand;
         c.range_u("nand.channels", n.channels.into(), 1, 64);
@@ -201,6 +224,11 @@ impl DriveConfig {
         c.range_f("nand.tBERS_ms", n.tBERS_ms, 0.1, 1_000.0);
         c.range_u("nand.command_overhead_ns", n.command_overhead_ns, 0, 100_000);
         c.range_u("nand.bus_mts", n.bus_mts.into(), 10, 10_000);
+        let s = &n.suspension;
+        c.range_f("nand.suspension.tSUSP_program_us", s.tSUSP_program_us, 0.0, 10_000.0);
+        c.range_f("nand.suspension.tSUSP_erase_us", s.tSUSP_erase_us, 0.0, 10_000.0);
+        c.range_f("nand.suspension.resume_overhead_us", s.resume_overhead_us, 0.0, 10_000.0);
+        c.range_u("nand.suspension.max_suspensions_per_op", s.max_suspensions_per_op.into(), 0, 1000);
 
         let phys_slots = u64::from(n.channels)
             * u64::from(n.dies_per_channel)
@@ -219,12 +247,13 @@ impl DriveConfig {
         let reserve = u64::from(n.channels * n.dies_per_channel)
             * (u64::from(f.gc_threshold_free_blocks) + 3)
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));
-        let max_gb = phys_slots.saturating_sub(reserve) as f64 * 4096.0 / 1e9;
+        let good_slots = (phys_slots as f64 * (1.0 - f.factory_bad_block_pct / 100.0)) as u64;
+        let max_gb = good_slots.saturating_sub(reserve) as f64 * 4096.0 / 1e9;
         c.check(
             f.user_capacity_gb > 0.0 && f.user_capacity_gb <= max_gb,
             "ftl.user_capacity_gb",
             &format!(
-                "must be above 0 and at most {max_gb:.3} GB (the NAND less {} GC-reserve blocks per die)",
+                "must be above 0 and at most {max_gb:.3} GB (the NAND less factory bad blocks and {} GC-reserve blocks per die)",
                 f.gc_threshold_free_blocks + 3
             ),
             f.user_capacity_gb,
@@ -239,6 +268,18 @@ impl DriveConfig {
                 (spare_gb / extra).max(0.0)
             ),
             f.slc_cache.static_gb,
+        );
+        c.check(
+            !z.enabled || n.planes_per_die * n.page_size_kib >= 8,
+            "controller.compression.enabled",
+            "compression needs multi-plane pages of at least 8 KiB (one incompressible entry is 4.5 KiB)",
+            z.enabled,
+        );
+        c.check(
+            !z.enabled || phys_slots < u64::from(u32::MAX) / 16,
+            "controller.compression.enabled",
+            "compression addresses 256-byte slots with 32 bits: at most 1 TiB of NAND",
+            z.enabled,
         );
         let pu_kib = u64::from(n.planes_per_die * ppp * n.page_size_kib);
         c.check(

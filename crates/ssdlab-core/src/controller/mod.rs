@@ -8,7 +8,7 @@
 mod map_cache;
 mod write_buffer;
 
-use crate::config::DriveConfig;
+use crate::config::{CompressionConfig, DriveConfig};
 use crate::engine::Ns;
 use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::link::{Direction, Link};
@@ -16,6 +16,7 @@ use crate::nand::{CellMode, Nand, Ppn};
 use map_cache::MapCache;
 use write_buffer::WriteBuffer;
 
+/// Bytes of a logical page (LPN).
 pub const SLOT_BYTES: u64 = 4096;
 
 /// What the controller has done, for the Result counters.
@@ -25,8 +26,20 @@ pub struct ControllerCounters {
     pub write_buffer_hits: u64,
     /// 4 KiB host reads of never-written or trimmed LPNs (answered without touching flash).
     pub unmapped_reads: u64,
+    /// Map-page lookups (one per map page a command touches).
     pub map_lookups: u64,
     pub map_hits: u64,
+    pub map_misses: u64,
+    /// Map pages read from NAND (misses of map pages on flash, prefetches, ECC reloads).
+    pub map_pages_read: u64,
+    /// Dirty map data written back to NAND, in 4 KiB pages.
+    pub map_pages_written: u64,
+    /// Bytes moved over the link to and from the host memory buffer.
+    pub hmb_bytes: u64,
+    /// HMB accesses with a single-bit error corrected by ECC.
+    pub hmb_ecc_corrected: u64,
+    /// HMB accesses with a double-bit error: map page reloaded from NAND.
+    pub hmb_ecc_reloads: u64,
     /// Time host writes waited for write-buffer space.
     pub write_buffer_stall_ns: u64,
 }
@@ -44,20 +57,27 @@ pub struct Controller {
     /// Host program units sent to flash and not yet programmed: (first PPN, slots, programmed at).
     in_flight: Vec<(Ppn, u32, Ns)>,
     ops: Vec<FlashOp>,
+    compression: CompressionConfig,
+    /// When the compression engine is next free: [compress, decompress].
+    engine: [Ns; 2],
     pub counters: ControllerCounters,
 }
 
 impl Controller {
     pub fn new(cfg: &DriveConfig) -> Self {
-        let nand = Nand::new(&cfg.nand);
+        let compression = cfg.controller.compression.clone();
+        let slot_bytes = if compression.enabled { 256 } else { 4096 };
+        let nand = Nand::new(&cfg.nand, slot_bytes);
         let ftl = Ftl::new(&cfg.ftl, nand.geo);
         Controller {
             read_overhead: cfg.controller.read_overhead_ns,
             write_overhead: cfg.controller.write_overhead_ns,
             cores: vec![0; cfg.controller.cores as usize],
             link: Link::new(&cfg.link),
-            buffer: WriteBuffer::new(cfg.controller.write_buffer_kib * 1024 / SLOT_BYTES),
-            map: MapCache::new(&cfg.controller.map_cache),
+            buffer: WriteBuffer::new(cfg.controller.write_buffer_kib * 1024 / u64::from(slot_bytes)),
+            compression,
+            engine: [0, 0],
+            map: MapCache::new(cfg, ftl.user_lpns(), &nand.geo),
             ftl,
             nand,
             in_flight: Vec::new(),
@@ -76,8 +96,8 @@ impl Controller {
 
     /// Read `n` LPNs from `lpn`, arriving at `now`. Returns when the last byte has reached the host.
     pub fn read(&mut self, now: Ns, lpn: Lpn, n: u32) -> Ns {
-        let mut t = self.firmware(now, self.read_overhead);
-        t += self.map.lookup(lpn, n, &mut self.counters);
+        let t = self.firmware(now, self.read_overhead);
+        let t = self.map.lookup(t, lpn, n, false, &mut self.nand, &mut self.link, &mut self.counters);
         let geo = self.nand.geo;
         let mut done = t;
         let mut i = 0;
@@ -111,11 +131,16 @@ impl Controller {
                     _ => break,
                 }
             }
-            let bytes = u64::from(j - i) * SLOT_BYTES;
+            // compressed data moves fewer bytes over the NAND bus, then is inflated for the host
+            let stored: u32 = (i..j).map(|k| self.ftl.size_of(lpn + k)).sum();
+            let nand_bytes = u64::from(stored) * u64::from(geo.slot_bytes);
+            let host_bytes = u64::from(j - i) * SLOT_BYTES;
             let die = geo.die_of_block(block);
             let mode = self.ftl.block(block).mode;
-            let at_controller = self.nand.read(die, t, page, mode, planes_mask.count_ones(), bytes);
-            done = done.max(self.link.transfer(Direction::Up, at_controller, bytes));
+            let planes = planes_mask.count_ones();
+            let at_controller = self.nand.read_suspending(die, t, page, mode, planes, nand_bytes);
+            let inflated = self.engine(1, at_controller, host_bytes);
+            done = done.max(self.link.transfer(Direction::Up, inflated, host_bytes));
             i = j;
         }
         done
@@ -123,24 +148,53 @@ impl Controller {
 
     /// Write `n` LPNs from `lpn`, arriving at `now`. Returns when the write is acknowledged (data in the
     /// write buffer). Large writes enter the buffer one program unit at a time as space frees.
-    pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32) -> Result<Ns, FtlError> {
-        let t = self.firmware(now, self.write_overhead);
-        let t = self.link.transfer(Direction::Down, t, u64::from(n) * SLOT_BYTES);
-        let chunk = self.nand.geo.slots_per_program(CellMode::Native);
+    /// `compress_pct` is how compressible the data is (fio's buffer_compress_percentage).
+    pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32, compress_pct: u32) -> Result<Ns, FtlError> {
+        let t_fw = self.firmware(now, self.write_overhead);
+        let t = self.link.transfer(Direction::Down, t_fw, u64::from(n) * SLOT_BYTES);
+        let t = self.engine(0, t, u64::from(n) * SLOT_BYTES);
+        let mapped = self.map.lookup(t_fw, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
+        let k = self.slots_per_lpn(compress_pct);
+        let chunk = (self.nand.geo.slots_per_program(CellMode::Native) / k).max(1);
         let mut acked = t;
         let mut i = 0;
         while i < n {
             let len = chunk.min(n - i);
-            let admitted = self.buffer.admit(t, len);
+            let admitted = self.buffer.admit(t, len * k);
             acked = admitted;
-            for k in i..i + len {
-                self.ftl.write(lpn + k, &mut self.ops)?;
+            for lpn in lpn + i..lpn + i + len {
+                self.ftl.write(lpn, k, &mut self.ops)?;
             }
             self.schedule(admitted);
             i += len;
         }
         self.counters.write_buffer_stall_ns += acked - t;
-        Ok(acked)
+        // acknowledged once the data is in the buffer and its map entries are at hand
+        Ok(acked.max(mapped))
+    }
+
+    /// Slots one LPN of data `compress_pct` percent compressible takes on flash.
+    fn slots_per_lpn(&self, compress_pct: u32) -> u32 {
+        let z = &self.compression;
+        if !z.enabled {
+            return 1;
+        }
+        let ratio =
+            (1.0 - f64::from(compress_pct) / 100.0).max(z.best_ratio) * (1.0 + z.overhead_pct / 100.0);
+        let slot = f64::from(self.nand.geo.slot_bytes);
+        ((SLOT_BYTES as f64 * ratio / slot).ceil() as u32).max(1)
+    }
+
+    /// The compression engine (`which`: 0 compress, 1 decompress) passes `bytes` of host data, ready at
+    /// `ready`; returns when they are through. Without compression, or with an unlimited engine, at once.
+    fn engine(&mut self, which: usize, ready: Ns, bytes: u64) -> Ns {
+        let z = &self.compression;
+        if !z.enabled || z.engine_mbps == 0.0 {
+            return ready;
+        }
+        let start = ready.max(self.engine[which]);
+        self.engine[which] = start + crate::engine::transfer_ns(bytes, (z.engine_mbps * 1e6) as u64);
+        self.engine[which]
     }
 
     /// Deallocate `n` LPNs from `lpn`.
@@ -177,7 +231,8 @@ impl Controller {
             match op {
                 FlashOp::Read { block, page, planes, slots, mode } => {
                     let die = geo.die_of_block(block);
-                    let d = self.nand.read(die, now, page, mode, planes, u64::from(slots) * SLOT_BYTES);
+                    let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
+                    let d = self.nand.read(die, now, page, mode, planes, bytes);
                     gc_read_done = gc_read_done.max(d);
                 }
                 FlashOp::Program { block, offset, slots, source, mode } => {
@@ -185,7 +240,8 @@ impl Controller {
                     let first = geo.ppn(block, offset);
                     let ready = if source == Source::Gc { gc_read_done } else { now };
                     let page = geo.page_of(offset);
-                    let done = self.nand.program(die, ready, page, mode, u64::from(slots) * SLOT_BYTES);
+                    let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
+                    let done = self.nand.program(die, ready, page, mode, bytes);
                     if source == Source::Host {
                         self.buffer.release_at(done, slots);
                         self.in_flight.retain(|&(_, _, d)| d > now);

@@ -49,6 +49,8 @@ pub enum BlockState {
     OpenHost,
     OpenGc,
     Closed,
+    /// Factory bad, or retired at its P/E limit: never used again.
+    Bad,
 }
 
 #[derive(Clone, Debug)]
@@ -61,6 +63,8 @@ pub struct BlockInfo {
     pub erase_count: u32,
     pub state: BlockState,
     pub mode: CellMode,
+    /// The FTL's write clock (host pages written) when the block was closed: its age for cost-benefit GC.
+    pub stamp: u64,
 }
 
 /// The FTL could not go on.
@@ -73,6 +77,9 @@ pub enum FtlError {
 /// What the FTL has done, for the Result counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FtlCounters {
+    /// Host LPNs written.
+    pub host_lpns_written: u64,
+    /// Slots those took on flash (more than one each for compressed 256-byte slots).
     pub host_slots_written: u64,
     /// Host slots written into SLC-mode blocks.
     pub slc_slots_written: u64,
@@ -83,7 +90,14 @@ pub struct FtlCounters {
     pub gc_blocks_erased: u64,
     /// Of the GC erases, those done in idle time.
     pub background_blocks_erased: u64,
+    /// Blocks relocated by static wear levelling.
+    pub wear_leveling_blocks: u64,
+    pub factory_bad_blocks: u64,
+    /// Blocks retired at their P/E limit.
+    pub grown_bad_blocks: u64,
     pub trimmed_slots: u64,
+    /// Slots left empty at the end of blocks because the next compressed entry did not fit.
+    pub padded_slots: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -107,10 +121,16 @@ pub struct Ftl {
     policy: GcPolicy,
     gc_threshold: usize,
     background_gc_free: usize,
+    wear_leveling_threshold: u32,
+    pe_cycle_limit: u32,
     slc: SlcCacheConfig,
     slc_static_slots: u64,
     /// LPN -> PPN + 1 (0 = unmapped, so a fresh map costs no memory until touched).
     l2p: Vec<u32>,
+    /// Slots each LPN's data takes, when data is compressed (empty otherwise: one slot each).
+    sizes: Vec<u8>,
+    /// Slots in one uncompressed 4 KiB page (1, or 16 with 256-byte slots).
+    slots_per_lpn: u32,
     blocks: Vec<BlockInfo>,
     reverse: Vec<ReverseMap>,
     free: Vec<VecDeque<u32>>,
@@ -120,8 +140,11 @@ pub struct Ftl {
     /// Closed SLC-mode blocks per die (folding candidates).
     slc_closed: Vec<u32>,
     /// The program unit host writes are filling now.
-    host_unit: Option<HostUnit>,
-    next_die: u32,
+    /// Per die, the program unit host writes fill there. Only the current die's is being filled; others
+    /// hold the start of a compressed entry that spilled over the end of their last unit.
+    host_units: Vec<Option<HostUnit>>,
+    /// The die host data goes to now; it moves on each time a program unit completes.
+    cur_die: u32,
     next_idle_die: u32,
     mapped: u64,
     slc_valid: u64,
@@ -143,29 +166,39 @@ impl Ftl {
             erase_count: 0,
             state: BlockState::Free,
             mode: CellMode::Native,
+            stamp: 0,
         };
-        Ftl {
+        let mut blocks = vec![fresh; blocks as usize];
+        let mut free: Vec<VecDeque<u32>> = free;
+        let factory_bad = mark_factory_bad_blocks(cfg, &geo, &mut blocks, &mut free);
+        let mut ftl = Ftl {
             policy: cfg.gc_policy,
             gc_threshold: cfg.gc_threshold_free_blocks as usize,
             background_gc_free: cfg.background_gc_free_blocks as usize,
+            wear_leveling_threshold: cfg.wear_leveling_threshold,
+            pe_cycle_limit: cfg.pe_cycle_limit,
             slc: cfg.slc_cache.clone(),
-            slc_static_slots: (cfg.slc_cache.static_gb * 1e9 / 4096.0) as u64,
+            slc_static_slots: (cfg.slc_cache.static_gb * 1e9 / f64::from(geo.slot_bytes)) as u64,
             l2p: vec![0; user_lpns],
-            blocks: vec![fresh; blocks as usize],
-            reverse: vec![ReverseMap::default(); blocks as usize],
+            sizes: if geo.slot_bytes == 4096 { Vec::new() } else { vec![0; user_lpns] },
+            slots_per_lpn: 4096 / geo.slot_bytes,
+            reverse: vec![ReverseMap::default(); blocks.len()],
+            blocks,
             free,
             host_open: vec![[None, None]; geo.dies as usize],
             gc_open: vec![None; geo.dies as usize],
             slc_closed: vec![0; geo.dies as usize],
-            host_unit: None,
-            next_die: 0,
+            host_units: vec![None; geo.dies as usize],
+            cur_die: 0,
             next_idle_die: 0,
             mapped: 0,
             slc_valid: 0,
             payload: None,
             counters: FtlCounters::default(),
             geo,
-        }
+        };
+        ftl.counters.factory_bad_blocks = factory_bad;
+        ftl
     }
 
     /// Track a data tag per physical slot from now on (memory: 8 bytes per slot).
@@ -174,8 +207,14 @@ impl Ftl {
     }
 
     /// Like [`Ftl::write`], recording `tag` as the data written (needs [`Ftl::track_payload`]).
-    pub fn write_tagged(&mut self, lpn: Lpn, tag: u64, ops: &mut Vec<FlashOp>) -> Result<Ppn, FtlError> {
-        let ppn = self.write(lpn, ops)?;
+    pub fn write_tagged(
+        &mut self,
+        lpn: Lpn,
+        slots: u32,
+        tag: u64,
+        ops: &mut Vec<FlashOp>,
+    ) -> Result<Ppn, FtlError> {
+        let ppn = self.write(lpn, slots, ops)?;
         if let Some(p) = &mut self.payload {
             p[ppn as usize] = tag;
         }
@@ -221,7 +260,8 @@ impl Ftl {
         if !self.slc.enabled {
             return 0;
         }
-        let unwritten = u64::from(self.user_lpns()).saturating_sub(self.mapped) as f64;
+        let unwritten_lpns = u64::from(self.user_lpns()).saturating_sub(self.mapped);
+        let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
         self.slc_static_slots
             + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
     }
@@ -229,7 +269,7 @@ impl Ftl {
     /// True while `ppn` sits in the host program unit still being filled (its data only in the write buffer).
     #[inline]
     pub fn in_open_unit(&self, ppn: Ppn) -> bool {
-        match &self.host_unit {
+        match &self.host_units[self.geo.die_of_block(self.geo.block_of(ppn)) as usize] {
             Some(u) => {
                 let start = self.geo.ppn(u.block, u.offset);
                 ppn >= start && ppn < start + u.filled
@@ -238,35 +278,71 @@ impl Ftl {
         }
     }
 
-    /// Map a host write of `lpn` to the next slot of the open program unit. Flash work this causes
-    /// (GC or folding to free a block, the program of a completed unit) is appended to `ops`.
-    pub fn write(&mut self, lpn: Lpn, ops: &mut Vec<FlashOp>) -> Result<Ppn, FtlError> {
-        if self.host_unit.is_none() {
-            self.host_unit = Some(self.open_host_unit(ops)?);
+    /// Slots the data of `lpn` takes (1 unless compressed).
+    #[inline]
+    pub fn size_of(&self, lpn: Lpn) -> u32 {
+        self.sizes.get(lpn as usize).map_or(1, |&k| u32::from(k))
+    }
+
+    /// Map a host write of `lpn`, `slots` long, to the next slots of the open program unit. Flash work
+    /// this causes (GC or folding to free a block, programs of completed units) is appended to `ops`.
+    pub fn write(&mut self, lpn: Lpn, slots: u32, ops: &mut Vec<FlashOp>) -> Result<Ppn, FtlError> {
+        let k = slots.max(1);
+        let die = self.cur_die as usize;
+        // An entry never crosses the end of a block: pad the block out and move on.
+        if let Some(u) = &self.host_units[die] {
+            if u.offset + u.filled + k > self.geo.capacity(u.mode) {
+                let u = self.host_units[die].take().expect("checked above");
+                self.pad_block(u.block, u.offset, Source::Host, ops);
+            }
         }
-        let u = self.host_unit.as_mut().expect("opened above");
+        if self.host_units[die].is_none() {
+            self.host_units[die] = Some(self.open_host_unit(die as u32, ops)?);
+        }
+        let u = self.host_units[die].as_mut().expect("opened above");
         let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
-        u.filled += 1;
-        let spp = self.geo.slots_per_program(mode);
-        let full = u.filled == spp;
-        let unit_offset = u.offset;
-        let ppn = self.place(lpn, block, offset);
-        self.counters.host_slots_written += 1;
+        u.filled += k;
+        let ppn = self.place(lpn, k, block, offset);
+        self.counters.host_lpns_written += 1;
+        self.counters.host_slots_written += u64::from(k);
         if mode == CellMode::Slc {
-            self.counters.slc_slots_written += 1;
+            self.counters.slc_slots_written += u64::from(k);
         }
-        if full {
-            self.host_unit = None;
-            ops.push(FlashOp::Program { block, offset: unit_offset, slots: spp, source: Source::Host, mode });
-            self.close_if_full(block);
+        // Program every unit this entry completed (a compressed entry may spill into the die's next unit);
+        // then stripe on to the next die.
+        let spp = self.geo.slots_per_program(mode);
+        let mut completed = false;
+        while let Some(u) = self.host_units[die].as_mut().filter(|u| u.filled >= spp) {
+            ops.push(FlashOp::Program { block, offset: u.offset, slots: spp, source: Source::Host, mode });
+            u.offset += spp;
+            u.filled -= spp;
+            if u.filled == 0 {
+                self.host_units[die] = None;
+            }
+            completed = true;
         }
+        if completed {
+            self.cur_die = (self.cur_die + 1) % self.geo.dies;
+        }
+        self.close_if_full(block);
         Ok(ppn)
+    }
+
+    /// Close `block` early: the rest of it stays empty; the unit at `unit_offset` is programmed padded.
+    fn pad_block(&mut self, block: u32, unit_offset: u32, source: Source, ops: &mut Vec<FlashOp>) {
+        let b = &mut self.blocks[block as usize];
+        let (cap, mode) = (self.geo.capacity(b.mode), b.mode);
+        self.counters.padded_slots += u64::from(cap - b.written);
+        b.written = cap;
+        let slots = self.geo.slots_per_program(mode);
+        ops.push(FlashOp::Program { block, offset: unit_offset, slots, source, mode });
+        self.close_if_full(block);
     }
 
     /// Deallocate `lpn` (TRIM / NVMe Deallocate).
     pub fn trim(&mut self, lpn: Lpn) {
         if let Some(old) = self.lookup(lpn) {
-            self.invalidate(old);
+            self.invalidate(old, self.size_of(lpn));
             self.mapped -= 1;
             self.l2p[lpn as usize] = 0;
             self.counters.trimmed_slots += 1;
@@ -274,29 +350,32 @@ impl Ftl {
     }
 
     #[inline]
-    fn invalidate(&mut self, ppn: Ppn) {
+    fn invalidate(&mut self, ppn: Ppn, k: u32) {
         let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
-        b.valid -= 1;
+        b.valid -= k;
         if b.mode == CellMode::Slc {
-            self.slc_valid -= 1;
+            self.slc_valid -= u64::from(k);
         }
     }
 
-    /// Point `lpn` at (block, offset), invalidating its old copy.
+    /// Point `lpn` at `k` slots from (block, offset), invalidating its old copy.
     #[inline]
-    fn place(&mut self, lpn: Lpn, block: u32, offset: u32) -> Ppn {
+    fn place(&mut self, lpn: Lpn, k: u32, block: u32, offset: u32) -> Ppn {
         match self.lookup(lpn) {
-            Some(old) => self.invalidate(old),
+            Some(old) => self.invalidate(old, self.size_of(lpn)),
             None => self.mapped += 1,
         }
         let ppn = self.geo.ppn(block, offset);
         self.l2p[lpn as usize] = ppn + 1;
+        if let Some(size) = self.sizes.get_mut(lpn as usize) {
+            *size = k as u8;
+        }
         let b = &mut self.blocks[block as usize];
-        self.reverse[block as usize].push(lpn, b.written);
-        b.written += 1;
-        b.valid += 1;
+        self.reverse[block as usize].push(lpn, k as u8, b.written);
+        b.written += k;
+        b.valid += k;
         if b.mode == CellMode::Slc {
-            self.slc_valid += 1;
+            self.slc_valid += u64::from(k);
         }
         ppn
     }
@@ -313,6 +392,7 @@ impl Ftl {
             _ => {}
         }
         b.state = BlockState::Closed;
+        b.stamp = self.counters.host_slots_written;
         if b.mode == CellMode::Slc {
             self.slc_closed[die] += 1;
         }
@@ -331,15 +411,14 @@ impl Ftl {
         }
     }
 
-    fn open_host_unit(&mut self, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
-        let die = self.next_die;
-        self.next_die = (self.next_die + 1) % self.geo.dies;
+    fn open_host_unit(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
         let mode = self.host_mode();
         // Post-cache folding: writing through a full cache means folding its oldest data to make room.
         // (In direct mode the cache shrinks by itself: GC under free-block pressure folds SLC blocks first,
         // as they hold the least valid data.)
         let unit = u64::from(self.geo.slots_per_program(mode));
-        if mode == CellMode::Slc && self.slc_valid + unit > self.slc_budget_slots() {
+        let room = !self.free[die as usize].is_empty();
+        if mode == CellMode::Slc && self.slc_valid + unit > self.slc_budget_slots() && room {
             if let Some(victim) = self.slc_victim(die) {
                 self.relocate(victim, ops);
             }
@@ -383,17 +462,58 @@ impl Ftl {
 
     /// A GC victim on `die` that frees space (a block's worth of native slots minus what must move).
     fn gc_victim(&self, die: u32) -> Option<u32> {
-        gc::pick_victim(self.policy, &self.blocks, self.die_blocks(die))
+        let now = self.counters.host_slots_written;
+        gc::pick_victim(self.policy, &self.blocks, self.die_blocks(die), &self.geo, now)
             .filter(|&v| self.blocks[v as usize].valid < self.geo.slots_per_block())
     }
 
-    /// Foreground GC on `die` until its free pool is above the threshold.
+    /// Foreground GC on `die` until its free pool is above the threshold. A relocation needs one free
+    /// block at most (for the GC frontier), so a die with none left is out of space.
     fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
+        let mut collected = false;
         while self.free[die as usize].len() <= self.gc_threshold {
-            let victim = self.gc_victim(die).ok_or(FtlError::OutOfSpace { die })?;
-            self.relocate(victim, ops);
+            let victim = self.gc_victim(die).filter(|_| !self.free[die as usize].is_empty());
+            self.relocate(victim.ok_or(FtlError::OutOfSpace { die })?, ops);
+            collected = true;
+        }
+        if collected {
+            self.level_wear(die, ops);
         }
         Ok(())
+    }
+
+    /// Static wear levelling: if the die's erase counts spread by more than the threshold, move the data
+    /// of its least-erased closed block (cold data that pins it) so the block rejoins the pool.
+    fn level_wear(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> bool {
+        if self.wear_leveling_threshold == 0 || self.free[die as usize].len() < 2 {
+            return false;
+        }
+        let range = self.die_blocks(die);
+        let max = range
+            .clone()
+            .filter(|&b| self.blocks[b as usize].state != BlockState::Bad)
+            .map(|b| self.blocks[b as usize].erase_count)
+            .max()
+            .unwrap_or(0);
+        let coldest = range
+            .filter(|&b| self.blocks[b as usize].state == BlockState::Closed)
+            .min_by_key(|&b| (self.blocks[b as usize].erase_count, b));
+        match coldest {
+            Some(b) if max - self.blocks[b as usize].erase_count > self.wear_leveling_threshold => {
+                // The cold data goes to the most-worn free block, which can rest while it holds it.
+                let pool = &mut self.free[die as usize];
+                if let Some(i) =
+                    (0..pool.len()).max_by_key(|&i| (self.blocks[pool[i] as usize].erase_count, i))
+                {
+                    let worn = pool.remove(i).expect("index in range");
+                    pool.push_front(worn);
+                }
+                self.relocate(b, ops);
+                self.counters.wear_leveling_blocks += 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// One piece of idle-time work: fold one SLC block, or collect one block on a die below the background
@@ -401,6 +521,13 @@ impl Ftl {
     pub fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
         for i in 0..self.geo.dies {
             let die = (self.next_idle_die + i) % self.geo.dies;
+            if self.free[die as usize].len() < 2 {
+                continue;
+            }
+            if self.level_wear(die, ops) {
+                self.next_idle_die = (die + 1) % self.geo.dies;
+                return true;
+            }
             let victim = if self.slc.idle_fold && self.close_idle_slc_block(die) {
                 self.slc_victim(die)
             } else if self.free[die as usize].len() < self.background_gc_free {
@@ -423,7 +550,7 @@ impl Ftl {
     fn close_idle_slc_block(&mut self, die: u32) -> bool {
         if self.slc_closed[die as usize] == 0 {
             if let Some(b) = self.host_open[die as usize][mode_index(CellMode::Slc)] {
-                if self.host_unit.as_ref().is_none_or(|u| u.block != b) {
+                if self.host_units[die as usize].as_ref().is_none_or(|u| u.block != b) {
                     self.host_open[die as usize][mode_index(CellMode::Slc)] = None;
                     self.blocks[b as usize].state = BlockState::Closed;
                     self.slc_closed[die as usize] += 1;
@@ -439,9 +566,9 @@ impl Ftl {
         let mode = self.blocks[victim as usize].mode;
         let reverse = std::mem::take(&mut self.reverse[victim as usize]);
         let mut valid = Vec::with_capacity(self.blocks[victim as usize].valid as usize);
-        reverse.for_each(|off, lpn| {
+        reverse.for_each(|off, lpn, k| {
             if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
-                valid.push((off, lpn));
+                valid.push((off, lpn, k));
             }
         });
         // One multi-plane read per page index that still holds valid data.
@@ -452,32 +579,46 @@ impl Ftl {
             while j < valid.len() && self.geo.page_of(valid[j].0) == page {
                 j += 1;
             }
-            let (planes, slots) = (self.geo.planes, (j - i) as u32);
-            ops.push(FlashOp::Read { block: victim, page, planes, slots, mode });
+            let slots = valid[i..j].iter().map(|e| e.2).sum();
+            ops.push(FlashOp::Read { block: victim, page, planes: self.geo.planes, slots, mode });
             i = j;
         }
-        for &(_, lpn) in &valid {
-            self.gc_write(die, lpn, ops);
+        let mut moved = 0u64;
+        for &(_, lpn, k) in &valid {
+            self.gc_write(die, lpn, k, ops);
+            moved += u64::from(k);
         }
         match mode {
             CellMode::Slc => {
-                self.counters.folded_slots += valid.len() as u64;
+                self.counters.folded_slots += moved;
                 self.slc_closed[die as usize] -= 1;
             }
-            CellMode::Native => self.counters.gc_slots_moved += valid.len() as u64,
+            CellMode::Native => self.counters.gc_slots_moved += moved,
         }
         self.counters.gc_blocks_erased += 1;
         let b = &mut self.blocks[victim as usize];
         debug_assert_eq!(b.valid, 0);
         b.written = 0;
         b.erase_count += 1;
-        b.state = BlockState::Free;
         b.mode = CellMode::Native;
-        self.free[die as usize].push_back(victim);
         ops.push(FlashOp::Erase { block: victim });
+        if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
+            b.state = BlockState::Bad;
+            self.counters.grown_bad_blocks += 1;
+        } else {
+            b.state = BlockState::Free;
+            self.free[die as usize].push_back(victim);
+        }
     }
 
-    fn gc_write(&mut self, die: u32, lpn: Lpn, ops: &mut Vec<FlashOp>) {
+    fn gc_write(&mut self, die: u32, lpn: Lpn, k: u32, ops: &mut Vec<FlashOp>) {
+        let spp = self.geo.slots_per_program(CellMode::Native);
+        if let Some(b) = self.gc_open[die as usize] {
+            let written = self.blocks[b as usize].written;
+            if written + k > self.geo.capacity(CellMode::Native) {
+                self.pad_block(b, written / spp * spp, Source::Gc, ops);
+            }
+        }
         let block = match self.gc_open[die as usize] {
             Some(b) => b,
             None => {
@@ -488,22 +629,18 @@ impl Ftl {
         };
         let offset = self.blocks[block as usize].written;
         let old = self.lookup(lpn);
-        let new = self.place(lpn, block, offset);
+        let new = self.place(lpn, k, block, offset);
         if let (Some(p), Some(old)) = (&mut self.payload, old) {
             p[new as usize] = p[old as usize];
         }
-        let spp = self.geo.slots_per_program(CellMode::Native);
-        if (offset + 1).is_multiple_of(spp) {
+        // Program every unit this entry completed.
+        let mut end = (offset / spp + 1) * spp;
+        while end <= offset + k {
             let mode = CellMode::Native;
-            ops.push(FlashOp::Program {
-                block,
-                offset: offset + 1 - spp,
-                slots: spp,
-                source: Source::Gc,
-                mode,
-            });
-            self.close_if_full(block);
+            ops.push(FlashOp::Program { block, offset: end - spp, slots: spp, source: Source::Gc, mode });
+            end += spp;
         }
+        self.close_if_full(block);
     }
 
     /// Check the map's invariants; used by tests. Returns a description of the first violation.
@@ -519,9 +656,12 @@ impl Ftl {
                 if off >= info.written || off >= self.geo.capacity(info.mode) {
                     return Err(format!("LPN {lpn} maps to unwritten slot {off} of block {block}"));
                 }
-                valid[block as usize] += 1;
+                let k = self.size_of(lpn as u32);
+                valid[block as usize] += k;
                 mapped += 1;
-                slc += u64::from(info.mode == CellMode::Slc);
+                if info.mode == CellMode::Slc {
+                    slc += u64::from(k);
+                }
             }
         }
         for (b, info) in self.blocks.iter().enumerate() {
@@ -559,3 +699,31 @@ impl Ftl {
 
 #[cfg(test)]
 mod tests;
+
+/// Mark `factory_bad_block_pct` of each die's blocks bad, chosen by the drive's bad-block seed, and take
+/// them out of the free pools. Returns how many were marked.
+fn mark_factory_bad_blocks(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    blocks: &mut [BlockInfo],
+    free: &mut [VecDeque<u32>],
+) -> u64 {
+    use rand::RngExt;
+    let per_die = (f64::from(geo.blocks_per_die) * cfg.factory_bad_block_pct / 100.0).round() as u32;
+    if per_die == 0 {
+        return 0;
+    }
+    for die in 0..geo.dies {
+        let mut rng = crate::engine::stream(cfg.bad_block_seed, 0xBAD0_0000 + u64::from(die));
+        let mut marked = 0;
+        while marked < per_die {
+            let b = die * geo.blocks_per_die + rng.random_range(0..geo.blocks_per_die);
+            if blocks[b as usize].state != BlockState::Bad {
+                blocks[b as usize].state = BlockState::Bad;
+                marked += 1;
+            }
+        }
+        free[die as usize].retain(|&b| blocks[b as usize].state != BlockState::Bad);
+    }
+    u64::from(per_die) * u64::from(geo.dies)
+}

@@ -1,16 +1,17 @@
 //! The physical-to-logical map of one block, kept only for garbage collection.
 //!
-//! Slots of a block are written in order, so the block records which LPN went into each slot as runs of
-//! consecutive LPNs (a sequential fill costs 8 bytes per program unit, not 4 bytes per slot), switching to a
-//! dense array once runs stop paying for themselves. A whole-drive fill of 1 TB thus needs the 1 GB page map
-//! and little else.
+//! Entries of a block are written in order, each `k` slots long (k = 1 unless data is compressed, when a
+//! slot is 256 bytes and an LPN takes as many as its compressed size needs). The block records
+//! which LPN went where as runs of consecutive LPNs of equal size (a sequential fill costs 12 bytes per
+//! run, not 4 bytes per slot), switching to dense arrays once runs stop paying for themselves. A
+//! whole-drive fill of 1 TB thus needs the 1 GB page map and little else.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReverseMap {
-    /// (first LPN, count) for consecutive slots.
-    Runs(Vec<(u32, u32)>),
-    /// One LPN per slot.
-    Dense(Vec<u32>),
+    /// (first LPN, count, slots each) for consecutive LPNs.
+    Runs(Vec<(u32, u32, u8)>),
+    /// One LPN per entry; `sizes` is empty while every entry is one slot.
+    Dense { lpns: Vec<u32>, sizes: Vec<u8> },
 }
 
 impl Default for ReverseMap {
@@ -20,45 +21,69 @@ impl Default for ReverseMap {
 }
 
 impl ReverseMap {
-    /// Record `lpn` in the next slot; `written` is the number of slots recorded before this one.
+    /// Record `lpn`, `k` slots long, as the next entry; `entries` is how many were recorded before.
     #[inline]
-    pub fn push(&mut self, lpn: u32, written: u32) {
+    pub fn push(&mut self, lpn: u32, k: u8, entries: u32) {
         match self {
             ReverseMap::Runs(runs) => {
-                if let Some((first, n)) = runs.last_mut() {
-                    if first.wrapping_add(*n) == lpn {
+                if let Some((first, n, size)) = runs.last_mut() {
+                    if first.wrapping_add(*n) == lpn && *size == k {
                         *n += 1;
                         return;
                     }
                 }
-                if runs.len() as u32 * 2 > written + 16 {
-                    let mut dense = Vec::with_capacity(written as usize * 2);
-                    for &(first, n) in runs.iter() {
-                        dense.extend(first..first + n);
+                if runs.len() as u32 * 3 > entries + 16 {
+                    let mut lpns = Vec::with_capacity(entries as usize * 2);
+                    let mut sizes = Vec::new();
+                    let sized = k != 1 || runs.iter().any(|r| r.2 != 1);
+                    for &(first, n, size) in runs.iter() {
+                        lpns.extend(first..first + n);
+                        if sized {
+                            sizes.extend(std::iter::repeat_n(size, n as usize));
+                        }
                     }
-                    dense.push(lpn);
-                    *self = ReverseMap::Dense(dense);
+                    lpns.push(lpn);
+                    if sized {
+                        sizes.push(k);
+                    }
+                    *self = ReverseMap::Dense { lpns, sizes };
                 } else {
-                    runs.push((lpn, 1));
+                    runs.push((lpn, 1, k));
                 }
             }
-            ReverseMap::Dense(v) => v.push(lpn),
+            ReverseMap::Dense { lpns, sizes } => {
+                if k != 1 && sizes.is_empty() {
+                    sizes.resize(lpns.len(), 1);
+                }
+                lpns.push(lpn);
+                if !sizes.is_empty() {
+                    sizes.push(k);
+                }
+            }
         }
     }
 
-    /// Visit (slot offset, LPN) in write order.
-    pub fn for_each(&self, mut f: impl FnMut(u32, u32)) {
+    /// Visit (slot offset, LPN, slots) for every entry in write order. (Padding only ever ends a block,
+    /// so offsets are the running sum of entry sizes.)
+    pub fn for_each(&self, mut f: impl FnMut(u32, u32, u32)) {
+        let mut off = 0;
+        let mut emit = |lpn: u32, k: u32| {
+            f(off, lpn, k);
+            off += k;
+        };
         match self {
             ReverseMap::Runs(runs) => {
-                let mut off = 0;
-                for &(first, n) in runs {
+                for &(first, n, k) in runs {
                     for i in 0..n {
-                        f(off + i, first + i);
+                        emit(first + i, u32::from(k));
                     }
-                    off += n;
                 }
             }
-            ReverseMap::Dense(v) => v.iter().enumerate().for_each(|(i, &l)| f(i as u32, l)),
+            ReverseMap::Dense { lpns, sizes } => {
+                for (i, &lpn) in lpns.iter().enumerate() {
+                    emit(lpn, sizes.get(i).map_or(1, |&k| u32::from(k)));
+                }
+            }
         }
     }
 }
@@ -67,9 +92,9 @@ impl ReverseMap {
 mod tests {
     use super::*;
 
-    fn collect(m: &ReverseMap) -> Vec<(u32, u32)> {
+    fn collect(m: &ReverseMap) -> Vec<(u32, u32, u32)> {
         let mut v = Vec::new();
-        m.for_each(|o, l| v.push((o, l)));
+        m.for_each(|o, l, k| v.push((o, l, k)));
         v
     }
 
@@ -77,9 +102,9 @@ mod tests {
     fn sequential_lpns_stay_one_run() {
         let mut m = ReverseMap::default();
         for (i, lpn) in (100..200).enumerate() {
-            m.push(lpn, i as u32);
+            m.push(lpn, 1, i as u32);
         }
-        assert_eq!(m, ReverseMap::Runs(vec![(100, 100)]));
+        assert_eq!(m, ReverseMap::Runs(vec![(100, 100, 1)]));
     }
 
     #[test]
@@ -87,10 +112,26 @@ mod tests {
         let mut m = ReverseMap::default();
         let lpns: Vec<u32> = (0..200).map(|i| (i * 7919) % 1000).collect();
         for (i, &l) in lpns.iter().enumerate() {
-            m.push(l, i as u32);
+            m.push(l, 1, i as u32);
         }
-        assert!(matches!(m, ReverseMap::Dense(_)));
-        let want: Vec<(u32, u32)> = lpns.iter().enumerate().map(|(i, &l)| (i as u32, l)).collect();
+        assert!(matches!(m, ReverseMap::Dense { ref sizes, .. } if sizes.is_empty()));
+        let want: Vec<(u32, u32, u32)> = lpns.iter().enumerate().map(|(i, &l)| (i as u32, l, 1)).collect();
         assert_eq!(collect(&m), want);
+    }
+
+    #[test]
+    fn sized_entries_give_slot_offsets() {
+        let mut m = ReverseMap::default();
+        m.push(7, 5, 0);
+        m.push(8, 5, 1);
+        m.push(3, 9, 2);
+        assert_eq!(m, ReverseMap::Runs(vec![(7, 2, 5), (3, 1, 9)]));
+        assert_eq!(collect(&m), vec![(0, 7, 5), (5, 8, 5), (10, 3, 9)]);
+        for i in 3..100 {
+            m.push(1000 + i * 3, 2, i);
+        }
+        assert!(matches!(m, ReverseMap::Dense { .. }));
+        assert_eq!(collect(&m)[2], (10, 3, 9));
+        assert_eq!(collect(&m)[3], (19, 1009, 2));
     }
 }

@@ -6,7 +6,15 @@ use super::*;
 use crate::config::{CellType, NandConfig};
 use proptest::prelude::*;
 
-fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64, slc: bool) -> Ftl {
+fn small_ftl(
+    dies: u32,
+    blocks: u32,
+    pages: u32,
+    planes: u32,
+    op_pct: f64,
+    slc: bool,
+    slot_bytes: u32,
+) -> Ftl {
     let nand = NandConfig {
         cell: CellType::Tlc,
         channels: dies,
@@ -24,20 +32,27 @@ fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64, slc: 
         command_overhead_ns: 0,
         bus_mts: 400,
         bus_mode: crate::config::BusMode::Sync,
+        suspension: Default::default(),
     };
-    let geo = Geometry::new(&nand);
+    let geo = Geometry::new(&nand, slot_bytes);
     // As DriveConfig::validate allows: over-provisioning of op_pct, and never less than
     // (gc threshold + 3) blocks per die.
     let reserve = u64::from(dies) * 5 * u64::from(geo.slots_per_block());
     let user_slots =
         ((geo.total_slots() as f64 * (1.0 - op_pct / 100.0)) as u64).min(geo.total_slots() - reserve);
-    let user_gb = user_slots as f64 * 4096.0 / 1e9;
+    // with compression, sized so that incompressible data (18 slots of 256 B per 4 KiB) fits
+    let per_lpn = if slot_bytes == 4096 { 4096.0 } else { 18.0 * 256.0 };
+    let user_gb = user_slots as f64 * f64::from(slot_bytes) / per_lpn * 4096.0 / 1e9;
     let cfg = FtlConfig {
         user_capacity_gb: user_gb,
         gc_policy: GcPolicy::Greedy,
         gc_threshold_free_blocks: 2,
         idle_after_ms: 10.0,
         background_gc_free_blocks: 4,
+        wear_leveling_threshold: 0,
+        pe_cycle_limit: 0,
+        factory_bad_block_pct: 0.0,
+        bad_block_seed: 1,
         slc_cache: SlcCacheConfig {
             enabled: slc,
             static_gb: 0.0,
@@ -53,13 +68,13 @@ fn small_ftl(dies: u32, blocks: u32, pages: u32, planes: u32, op_pct: f64, slc: 
 
 #[derive(Clone, Debug)]
 enum Op {
-    Write { lpn: u32, len: u32 },
+    Write { lpn: u32, len: u32, k: u32 },
     Trim { lpn: u32, len: u32 },
 }
 
 fn ops(max_lpn: u32) -> impl Strategy<Value = Vec<Op>> {
     let op = prop_oneof![
-        8 => (0..max_lpn, 1..64u32).prop_map(|(lpn, len)| Op::Write { lpn, len }),
+        8 => (0..max_lpn, 1..64u32, 1..=18u32).prop_map(|(lpn, len, k)| Op::Write { lpn, len, k }),
         1 => (0..max_lpn, 1..256u32).prop_map(|(lpn, len)| Op::Trim { lpn, len }),
     ];
     prop::collection::vec(op, 1..400)
@@ -68,9 +83,14 @@ fn ops(max_lpn: u32) -> impl Strategy<Value = Vec<Op>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn map_stays_consistent_and_reads_return_the_last_write(script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32) {
+    fn map_stays_consistent_and_reads_return_the_last_write(
+        script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32, compressed: bool,
+    ) {
         // 4 dies x 32 blocks x 12 pages x 2 planes x 2 slots: small enough that GC runs often.
-        let mut ftl = small_ftl(4, 32, 12, 2, op_pct, slc);
+        let slot_bytes = if compressed { 256 } else { 4096 };
+        let mut ftl = small_ftl(4, 32, 12, 2, op_pct, slc, slot_bytes);
+        // compressed entries take 1..=18 slots of 256 B; uncompressed ones one 4 KiB slot
+        let size = |k: u32| if compressed { k } else { 1 };
         let n = ftl.user_lpns();
         let mut model: Vec<Option<u64>> = vec![None; n as usize];
         let mut flash_ops = Vec::new();
@@ -79,16 +99,16 @@ proptest! {
         for i in 0..2 * n {
             let lpn = if i < n { i } else { (i * 7919) % n };
             tag += 1;
-            ftl.write_tagged(lpn, tag, &mut flash_ops).unwrap();
+            ftl.write_tagged(lpn, size(18), tag, &mut flash_ops).unwrap();
             model[lpn as usize] = Some(tag);
         }
         for _ in 0..3 {
             for op in &script {
                 match *op {
-                    Op::Write { lpn, len } => {
+                    Op::Write { lpn, len, k } => {
                         for l in (lpn % n)..((lpn % n) + len).min(n) {
                             tag += 1;
-                            ftl.write_tagged(l, tag, &mut flash_ops).unwrap();
+                            ftl.write_tagged(l, size(k), tag, &mut flash_ops).unwrap();
                             model[l as usize] = Some(tag);
                         }
                     }
@@ -124,12 +144,12 @@ proptest! {
 
 #[test]
 fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
-    let mut ftl = small_ftl(2, 16, 12, 2, 20.0, true);
+    let mut ftl = small_ftl(2, 16, 12, 2, 20.0, true, 4096);
     let n = ftl.user_lpns();
     let mut ops = Vec::new();
     for round in 0..5u32 {
         for lpn in 0..n {
-            ftl.write((lpn * 7 + round) % n, &mut ops).unwrap();
+            ftl.write((lpn * 7 + round) % n, 1, &mut ops).unwrap();
         }
     }
     for op in &ops {

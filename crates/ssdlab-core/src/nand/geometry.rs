@@ -1,7 +1,8 @@
 use super::CellMode;
 use crate::config::NandConfig;
 
-/// Physical page number: the index of a 4 KiB slot on the flash.
+/// Physical page number: the index of a slot on the flash: 4 KiB, or 256 bytes on a compressing drive
+/// (whose pages hold compressed entries of several slots each).
 ///
 /// Layout: `ppn = block * slots_per_block + offset`, blocks numbered die-major
 /// (`block = die * blocks_per_die + b`), and inside a (multi-plane) block
@@ -18,7 +19,9 @@ pub struct Geometry {
     pub planes: u32,
     pub blocks_per_die: u32,
     pub pages_per_block: u32,
-    /// 4 KiB slots per plane page.
+    /// Bytes of one slot, the unit of allocation: 4096, or 256 with compression.
+    pub slot_bytes: u32,
+    /// Slots per plane page.
     pub slots_per_page: u32,
     pub bits_per_cell: u32,
     /// Pages per plane written by one native program operation (3 for one-shot TLC).
@@ -27,14 +30,15 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    pub fn new(c: &NandConfig) -> Self {
+    pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
         Geometry {
             channels: c.channels,
             dies: c.channels * c.dies_per_channel,
             planes: c.planes_per_die,
             blocks_per_die: c.blocks_per_plane,
             pages_per_block: c.pages_per_block,
-            slots_per_page: c.page_size_kib / 4,
+            slot_bytes,
+            slots_per_page: c.page_size_kib * 1024 / slot_bytes,
             bits_per_cell: c.cell.bits_per_cell(),
             native_pages_per_program: if c.one_shot_program { c.cell.bits_per_cell() } else { 1 },
             page_bytes: u64::from(c.page_size_kib) * 1024,

@@ -6,11 +6,13 @@
 //! the channel while the die may still be busy (cache program).
 
 mod geometry;
+mod suspension;
 
 pub use geometry::{Geometry, Ppn};
 
 use crate::config::NandConfig;
 use crate::engine::{transfer_ns, us_to_ns, Ns};
+use suspension::{DieOps, GapTimeline, OpKind, Policy, ReadOutcome};
 
 /// How a block is being used: at its native bits per cell, or one bit per cell (SLC mode, the SLC cache).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +101,15 @@ pub struct NandCounters {
     pub slc_pages_programmed: u64,
     pub blocks_erased: u64,
     pub bus_bytes: u64,
+    /// Host reads that suspended a running program.
+    pub program_suspensions: u64,
+    /// Host reads that suspended a running erase.
+    pub erase_suspensions: u64,
+    /// Host reads that found a program or erase running on their die and waited for it to finish
+    /// (suspension off, or the operation's suspension cap reached).
+    pub reads_waited_program_erase: u64,
+    /// Host reads that went ahead of program/erase/GC work queued on their die (read priority).
+    pub reads_prioritised: u64,
 }
 
 /// Timing state of every die and channel.
@@ -109,12 +120,29 @@ pub struct Nand {
     dies: Vec<Timeline>,
     channels: Vec<Timeline>,
     pub counters: NandCounters,
+    policy: Policy,
+    /// With suspension or read priority on: each die's unfinished operations.
+    die_ops: Vec<DieOps>,
+    /// Without: each die's last program/erase interval, to count reads that wait behind one.
+    last_long: Vec<(Ns, Ns)>,
+    /// With suspension or read priority on: each channel's busy intervals, so a transfer can use the idle
+    /// time before one reserved for later (a GC program's data-in waits for its GC reads).
+    channel_gaps: Vec<GapTimeline>,
 }
 
 impl Nand {
-    pub fn new(c: &NandConfig) -> Self {
-        let geo = Geometry::new(c);
+    pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
+        let geo = Geometry::new(c, slot_bytes);
+        let policy = Policy::new(&c.suspension);
         Nand {
+            die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
+            last_long: vec![(0, 0); geo.dies as usize],
+            channel_gaps: if policy.tracks() {
+                vec![GapTimeline::default(); geo.channels as usize]
+            } else {
+                Vec::new()
+            },
+            policy,
             dies: vec![Timeline::default(); geo.dies as usize],
             channels: vec![Timeline::default(); geo.channels as usize],
             timing: Timing::new(c),
@@ -123,13 +151,89 @@ impl Nand {
         }
     }
 
+    /// Reserve `dur` of die time for a program, erase or non-host read; returns (start, end).
+    #[inline]
+    fn die_reserve(&mut self, die: u32, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
+        let d = die as usize;
+        let (start, end) = if self.die_ops.is_empty() {
+            self.dies[d].reserve(ready, dur)
+        } else {
+            let tl = &mut self.dies[d];
+            let (start, end) = self.die_ops[d].push(tl.free_at, ready, dur, kind);
+            tl.free_at = end;
+            tl.busy_ns += dur;
+            (start, end)
+        };
+        if matches!(kind, OpKind::Program | OpKind::Erase) {
+            self.last_long[d] = (start, end);
+        }
+        (start, end)
+    }
+
     /// Read page index `page` on `planes` planes of one die in one multi-plane read and move `bytes` out
-    /// over the channel. Returns when the data is in the controller.
+    /// over the channel. Returns when the data is in the controller. For GC, folding and map reads: they
+    /// queue behind the die's work and never suspend it (host reads use [`Nand::read_suspending`]).
     pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
         let t = &self.timing;
-        let (_, sensed) = self.dies[die as usize].reserve(ready, t.command + t.read_ns(page, mode));
+        let dur = t.command + t.read_ns(page, mode);
+        let (_, sensed) = self.die_reserve(die, ready, dur, OpKind::OtherRead);
+        self.channel_out(die, sensed, planes, bytes)
+    }
+
+    /// A host read: as [`Nand::read`], but with `[nand.suspension]` on it may suspend a program or erase
+    /// running on the die, or go ahead of work queued there.
+    pub fn read_suspending(
+        &mut self,
+        die: u32,
+        ready: Ns,
+        page: u32,
+        mode: CellMode,
+        planes: u32,
+        bytes: u64,
+    ) -> Ns {
+        let t = &self.timing;
+        let dur = t.command + t.read_ns(page, mode);
+        let d = die as usize;
+        let sensed = if self.die_ops.is_empty() {
+            let (s, e) = self.last_long[d];
+            if s <= ready && ready < e {
+                self.counters.reads_waited_program_erase += 1;
+            }
+            self.dies[d].reserve(ready, dur).1
+        } else {
+            let tl = &mut self.dies[d];
+            let (sensed, outcome) =
+                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
+            let c = &mut self.counters;
+            match outcome {
+                ReadOutcome::Plain => {}
+                ReadOutcome::SuspendedProgram => c.program_suspensions += 1,
+                ReadOutcome::SuspendedErase => c.erase_suspensions += 1,
+                ReadOutcome::WaitedProgramErase => c.reads_waited_program_erase += 1,
+                ReadOutcome::Prioritised => c.reads_prioritised += 1,
+            }
+            sensed
+        };
+        self.channel_out(die, sensed, planes, bytes)
+    }
+
+    #[inline]
+    fn channel_reserve(&mut self, ch: usize, ready: Ns, dur: Ns) -> (Ns, Ns) {
+        if self.channel_gaps.is_empty() {
+            return self.channels[ch].reserve(ready, dur);
+        }
+        let (start, end) = self.channel_gaps[ch].reserve(ready, dur);
+        let tl = &mut self.channels[ch];
+        tl.free_at = tl.free_at.max(end);
+        tl.busy_ns += dur;
+        (start, end)
+    }
+
+    /// Move a read's `bytes` from the die to the controller once sensed.
+    #[inline]
+    fn channel_out(&mut self, die: u32, sensed: Ns, planes: u32, bytes: u64) -> Ns {
         let ch = self.geo.channel_of(die) as usize;
-        let (_, out) = self.channels[ch].reserve(sensed, t.bus_ns(bytes));
+        let (_, out) = self.channel_reserve(ch, sensed, self.timing.bus_ns(bytes));
         self.counters.pages_read += u64::from(planes);
         self.counters.bus_bytes += bytes;
         out
@@ -138,10 +242,19 @@ impl Nand {
     /// Move one program unit (`bytes`, starting at page index `page`) in over the channel and program it.
     /// Returns when it is programmed.
     pub fn program(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> Ns {
-        let t = &self.timing;
         let ch = self.geo.channel_of(die) as usize;
-        let (_, loaded) = self.channels[ch].reserve(ready, t.bus_ns(bytes));
-        let (_, done) = self.dies[die as usize].reserve(loaded, t.command + t.program_ns(page, mode));
+        let bus = self.timing.bus_ns(bytes);
+        // Tracking dies (suspension / read priority): the data goes in just before the die can start the
+        // program (cache program overlaps it with the die's previous operation), not as soon as it is
+        // ready, so a burst of GC programs does not hold the channel for all of them at once.
+        let ready = if self.channel_gaps.is_empty() {
+            ready
+        } else {
+            ready.max(self.dies[die as usize].free_at.saturating_sub(bus))
+        };
+        let (_, loaded) = self.channel_reserve(ch, ready, bus);
+        let dur = self.timing.command + self.timing.program_ns(page, mode);
+        let (_, done) = self.die_reserve(die, loaded, dur, OpKind::Program);
         self.counters.pages_programmed += u64::from(self.geo.pages_per_program(mode) * self.geo.planes);
         if mode == CellMode::Slc {
             self.counters.slc_pages_programmed += u64::from(self.geo.planes);
@@ -153,7 +266,8 @@ impl Nand {
     /// Erase one multi-plane block. Returns when it is erased.
     pub fn erase(&mut self, die: u32, ready: Ns) -> Ns {
         let t = &self.timing;
-        let (_, done) = self.dies[die as usize].reserve(ready, t.command + t.tBERS);
+        let dur = t.command + t.tBERS;
+        let (_, done) = self.die_reserve(die, ready, dur, OpKind::Erase);
         self.counters.blocks_erased += 1;
         done
     }

@@ -1,0 +1,263 @@
+//! What a die is doing over time, so a host read can suspend a running program or erase, or go ahead of
+//! work queued behind it.
+//!
+//! Used only when `[nand.suspension]` has `enabled` or `read_priority` on; otherwise a die is a plain
+//! reservation timeline. The die keeps the operations it has been given that are not yet finished, in start
+//! order, never overlapping. Every operation is placed when the controller hands it over (at its arrival
+//! in simulated time), so what a read does to the die's later work is a shift of that work: operations
+//! behind it start and end later on the die. Completion times already handed back to the controller for
+//! those operations are not revised (the write buffer may free a slot a little early); the die's free time,
+//! and so everything scheduled afterwards, does include the shift.
+
+use crate::config::NandSuspensionConfig;
+use crate::engine::{us_to_ns, Ns};
+use std::collections::VecDeque;
+
+/// Unfinished operations kept per die at most (older ones are dropped: long finished in practice).
+const KEEP: usize = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OpKind {
+    /// A host read (goes ahead of queued work with read priority).
+    HostRead,
+    /// A GC / fold / map read: queued like a program.
+    OtherRead,
+    Program,
+    Erase,
+    /// The part of a program or erase that ran before it was suspended, plus the suspend latency.
+    Suspending,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    start: Ns,
+    end: Ns,
+    kind: OpKind,
+    /// Times this program/erase has been suspended.
+    suspensions: u32,
+}
+
+/// Suspension parameters in nanoseconds.
+#[derive(Clone, Debug)]
+pub(super) struct Policy {
+    pub enabled: bool,
+    pub read_priority: bool,
+    pub susp_program: Ns,
+    pub susp_erase: Ns,
+    pub resume: Ns,
+    pub cap: u32,
+}
+
+impl Policy {
+    pub fn new(c: &NandSuspensionConfig) -> Self {
+        Policy {
+            enabled: c.enabled,
+            read_priority: c.read_priority,
+            susp_program: us_to_ns(c.tSUSP_program_us),
+            susp_erase: us_to_ns(c.tSUSP_erase_us),
+            resume: us_to_ns(c.resume_overhead_us),
+            cap: c.max_suspensions_per_op,
+        }
+    }
+
+    /// Whether dies must remember their operations.
+    pub fn tracks(&self) -> bool {
+        self.enabled || self.read_priority
+    }
+}
+
+/// What a host read did on its die, for the counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ReadOutcome {
+    /// The die was free (or busy with reads only).
+    Plain,
+    /// Suspended a running program.
+    SuspendedProgram,
+    /// Suspended a running erase.
+    SuspendedErase,
+    /// Waited for a running program or erase to finish without suspending it.
+    WaitedProgramErase,
+    /// Went ahead of program/erase/GC work queued on the die.
+    Prioritised,
+}
+
+/// One die's operations.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DieOps {
+    ops: VecDeque<Op>,
+}
+
+impl DieOps {
+    /// Append a non-host operation at max(ready, free_at); returns (start, end).
+    pub fn push(&mut self, free_at: Ns, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
+        let start = ready.max(free_at);
+        if self.ops.len() >= KEEP {
+            self.ops.pop_front();
+        }
+        self.ops.push_back(Op { start, end: start + dur, kind, suspensions: 0 });
+        (start, start + dur)
+    }
+
+    /// Place a host read of `dur` arriving at `t` on a die whose work ends at `*free_at`. Updates
+    /// `*free_at` and `*busy` (die time added); returns when the read's data is in the page register and
+    /// what it did.
+    pub fn host_read(
+        &mut self,
+        p: &Policy,
+        t: Ns,
+        dur: Ns,
+        free_at: &mut Ns,
+        busy: &mut Ns,
+    ) -> (Ns, ReadOutcome) {
+        while self.ops.front().is_some_and(|o| o.end <= t) {
+            self.ops.pop_front();
+        }
+        *busy += dur;
+        let Some(&cur) = self.ops.front() else {
+            // Nothing remembered is running: plain FIFO reservation.
+            let start = t.max(*free_at);
+            return (self.append(start, dur, free_at), ReadOutcome::Plain);
+        };
+        if cur.start > t {
+            // The die is idle at t; the next operation is queued.
+            if !p.read_priority {
+                let start = t.max(*free_at);
+                return (self.append(start, dur, free_at), ReadOutcome::Plain);
+            }
+            let end = t + dur;
+            self.ops.push_front(Op { start: t, end, kind: OpKind::HostRead, suspensions: 0 });
+            self.shift_from(1, end, free_at);
+            let outcome = if end > cur.start { ReadOutcome::Prioritised } else { ReadOutcome::Plain };
+            return (end, outcome);
+        }
+        // `cur` is running at t.
+        match cur.kind {
+            OpKind::Program | OpKind::Erase => {
+                let alone = self.ops.len() == 1;
+                if p.enabled && cur.suspensions < p.cap && (p.read_priority || alone) {
+                    let (susp, outcome) = if cur.kind == OpKind::Program {
+                        (p.susp_program, ReadOutcome::SuspendedProgram)
+                    } else {
+                        (p.susp_erase, ReadOutcome::SuspendedErase)
+                    };
+                    let read_start = t + susp;
+                    let read_end = read_start + dur;
+                    let shift = susp + dur + p.resume;
+                    *busy += susp + p.resume;
+                    let rest = Op {
+                        start: read_end,
+                        end: cur.end + shift,
+                        kind: cur.kind,
+                        suspensions: cur.suspensions + 1,
+                    };
+                    // Later work moves back by the whole interruption.
+                    for o in self.ops.iter_mut().skip(1) {
+                        o.start += shift;
+                        o.end += shift;
+                    }
+                    self.ops[0] =
+                        Op { start: cur.start, end: read_start, kind: OpKind::Suspending, suspensions: 0 };
+                    self.ops.insert(
+                        1,
+                        Op { start: read_start, end: read_end, kind: OpKind::HostRead, suspensions: 0 },
+                    );
+                    self.ops.insert(2, rest);
+                    *free_at = (*free_at + shift).max(rest.end);
+                    return (read_end, outcome);
+                }
+                let end = self.after_running(p, dur, free_at);
+                (end, ReadOutcome::WaitedProgramErase)
+            }
+            OpKind::HostRead | OpKind::OtherRead | OpKind::Suspending => {
+                (self.after_running(p, dur, free_at), ReadOutcome::Plain)
+            }
+        }
+    }
+
+    /// The read waits for the running operation: with read priority it goes right after it and the host
+    /// reads already queued behind it; without, at the end of the die's work.
+    fn after_running(&mut self, p: &Policy, dur: Ns, free_at: &mut Ns) -> Ns {
+        if !p.read_priority {
+            let start = *free_at;
+            return self.append(start, dur, free_at);
+        }
+        let mut j = 1;
+        while j < self.ops.len() && self.ops[j].kind == OpKind::HostRead {
+            j += 1;
+        }
+        let start = self.ops[j - 1].end;
+        let end = start + dur;
+        self.ops.insert(j, Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
+        self.shift_from(j + 1, end, free_at);
+        end
+    }
+
+    /// Move the operations from index `i` on back so the first starts no earlier than `not_before`.
+    fn shift_from(&mut self, i: usize, not_before: Ns, free_at: &mut Ns) {
+        let Some(next) = self.ops.get(i) else {
+            *free_at = (*free_at).max(not_before);
+            return;
+        };
+        let delta = not_before.saturating_sub(next.start);
+        if delta > 0 {
+            for o in self.ops.iter_mut().skip(i) {
+                o.start += delta;
+                o.end += delta;
+            }
+            *free_at += delta;
+        }
+        *free_at = (*free_at).max(not_before);
+    }
+
+    fn append(&mut self, start: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
+        if self.ops.len() >= KEEP {
+            self.ops.pop_front();
+        }
+        let end = start + dur;
+        self.ops.push_back(Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
+        *free_at = (*free_at).max(end);
+        end
+    }
+}
+
+/// A resource's busy intervals (sorted, disjoint, touching ones merged): a reservation takes the first idle
+/// gap at or after its ready time that fits it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct GapTimeline {
+    busy: VecDeque<(Ns, Ns)>,
+}
+
+impl GapTimeline {
+    pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
+        let mut i = self.busy.partition_point(|&(_, e)| e <= ready);
+        let mut start = ready;
+        while let Some(&(s, e)) = self.busy.get(i) {
+            if start + dur <= s {
+                break;
+            }
+            start = start.max(e);
+            i += 1;
+        }
+        let end = start + dur;
+        // Merge with the interval before (ends at start) and after (starts at end).
+        let before = i > 0 && self.busy[i - 1].1 == start;
+        let after = self.busy.get(i).is_some_and(|&(s, _)| s == end);
+        match (before, after) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
+            }
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = start,
+            (false, false) => {
+                if dur > 0 {
+                    self.busy.insert(i, (start, end));
+                }
+            }
+        }
+        if self.busy.len() > KEEP {
+            self.busy.pop_front();
+        }
+        (start, end)
+    }
+}

@@ -1,0 +1,127 @@
+//! SandForce-style compression on the V300 presets, and what the NAND bus mode does to them.
+
+mod common;
+
+use common::*;
+use ssdlab_core::engine::transfer_ns;
+use ssdlab_core::{Drive, RunResult, Rw, Workload};
+
+/// The V300 with 16 GB of its NAND (256 blocks per plane), so fills and overwrites are quick.
+fn v300(variant: &str, extra: &[(&str, &str)]) -> Drive {
+    let mut o = vec![("nand.blocks_per_plane", "256"), ("ftl.user_capacity_gb", "14")];
+    o.extend_from_slice(extra);
+    drive(&format!("v300{variant}-120gb"), &o)
+}
+
+fn seq_write(d: &mut Drive, bytes: u64, pct: u32) -> RunResult {
+    let w = Workload {
+        rw: Rw::Write,
+        bs: 128 << 10,
+        iodepth: 32,
+        size: bytes,
+        buffer_compress_percentage: pct,
+        ..Workload::default()
+    };
+    run(d, w)
+}
+
+/// 256-byte slots one 4 KiB page of data `pct` percent compressible takes (ratio from the preset).
+fn slots(pct: u32) -> f64 {
+    let ratio = (1.0 - f64::from(pct) / 100.0).max(0.14) * 1.05;
+    (4096.0 * ratio / 256.0).ceil()
+}
+
+#[test]
+fn flash_bytes_per_host_byte_follow_the_compression_ratio() {
+    for pct in [0, 46, 100] {
+        let mut d = v300("s", &[]);
+        let r = seq_write(&mut d, 1 << 30, pct);
+        let per_host_byte = r.counter("flash_bytes_written") / r.counter("host_write_bytes");
+        assert_eq!(per_host_byte, slots(pct) * 256.0 / 4096.0, "{pct}% compressible");
+        assert!((r.counter("waf") - per_host_byte).abs() < 1e-3, "no GC on an empty drive: WAF = ratio");
+    }
+}
+
+#[test]
+fn compressible_data_writes_faster_and_incompressible_is_the_worst_case() {
+    let mbps = |pct| seq_write(&mut v300("s", &[]), 4 << 30, pct).bandwidth_mbps();
+    let (none, real_world, zeros) = (mbps(0), mbps(46), mbps(100));
+    // Program-bound: throughput scales with host bytes per flash byte.
+    assert!(
+        (real_world / none / (slots(0) / slots(46)) - 1.0).abs() < 0.03,
+        "{none:.0} vs {real_world:.0} MB/s"
+    );
+    assert!(none < real_world && real_world < zeros);
+}
+
+#[test]
+fn the_compression_engine_caps_throughput() {
+    let r = seq_write(&mut v300("s", &[("controller.compression.engine_mbps", "100")]), 1 << 30, 100);
+    assert!((r.bandwidth_mbps() / 100.0 - 1.0).abs() < 0.02, "{:.1} MB/s", r.bandwidth_mbps());
+}
+
+#[test]
+fn compressible_data_lowers_write_amplification_under_gc() {
+    let waf = |pct: u32| {
+        let mut d = v300("s", &[]);
+        let cap = d.capacity_bytes();
+        seq_write(&mut d, cap, pct);
+        let w = Workload {
+            rw: Rw::RandWrite,
+            iodepth: 32,
+            io_size: 2 * cap,
+            buffer_compress_percentage: pct,
+            ..Workload::default()
+        };
+        run(&mut d, w).counter("waf")
+    };
+    let (incompressible, compressible) = (waf(0), waf(75));
+    assert!(incompressible > 1.5, "GC is running: {incompressible}");
+    // fewer flash bytes per host byte, and the space saved acts as over-provisioning
+    assert!(compressible < 0.5 * incompressible, "{compressible:.2} vs {incompressible:.2}");
+}
+
+#[test]
+fn async_channels_add_the_bus_time_of_a_4k_read_and_cap_sequential_reads() {
+    let read = |variant: &str, rw, bs, qd| {
+        let mut d = v300(variant, &[]);
+        seq_write(&mut d, 2 << 30, 0);
+        d.idle(10 * SEC);
+        run(
+            &mut d,
+            Workload {
+                rw,
+                bs,
+                iodepth: qd,
+                size: 2 << 30,
+                runtime_ns: SEC,
+                time_based: true,
+                ..Workload::default()
+            },
+        )
+    };
+    let (sync, asyn) = (read("s", Rw::RandRead, 4096, 1), read("a", Rw::RandRead, 4096, 1));
+    // A 4 KiB entry of incompressible data is 17 slots of 256 bytes on the bus.
+    let bus = |mts: u64| transfer_ns(17 * 256, mts * 1_000_000) as f64;
+    let extra = asyn.latency().mean_ns() - sync.latency().mean_ns();
+    assert!((extra - (bus(50) - bus(200))).abs() < 1_000.0, "async adds {extra:.0} ns per QD1 read");
+    let asyn = read("a", Rw::Read, 128 << 10, 32);
+    let channels = 8.0 * 50e6 / 1e6 * 4096.0 / (17.0 * 256.0);
+    assert!(
+        (asyn.bandwidth_mbps() / channels - 1.0).abs() < 0.03,
+        "{:.0} MB/s vs bus-bound {channels:.0}",
+        asyn.bandwidth_mbps()
+    );
+}
+
+#[test]
+fn async_channels_cap_writes_once_the_dies_program_faster_than_the_bus() {
+    // With the preset's 1.3 ms tPROG, 16 dies program ~200 MB/s and the 400 MB/s async bus keeps up;
+    // with 400 us the dies could take 650 MB/s and the 50 MT/s channels become the limit.
+    let fast = [("nand.tPROG_us", "400")];
+    let sync = seq_write(&mut v300("s", &fast), 4 << 30, 0).bandwidth_mbps();
+    let asyn = seq_write(&mut v300("a", &fast), 4 << 30, 0).bandwidth_mbps();
+    let bus_bound = 8.0 * 50.0 * 4096.0 / (17.0 * 256.0);
+    assert!((asyn / bus_bound - 1.0).abs() < 0.05, "async {asyn:.0} MB/s, bus-bound {bus_bound:.0}");
+    assert!(asyn < 0.7 * sync, "async {asyn:.0} vs sync {sync:.0} MB/s");
+}
