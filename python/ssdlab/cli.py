@@ -35,6 +35,7 @@ from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
+from ssdlab.suites.dbmix import DbmixResult, run_dbmix
 from ssdlab.suites.fill import FillResult, require_matplotlib, run_fill
 from ssdlab.suites.snia import SniaIopsResult, run_snia_iops
 from ssdlab.workload import RW_NAMES, Workload
@@ -51,7 +52,7 @@ app = typer.Typer(
 
 #: ``--suite`` names: ``cdm`` is CrystalDiskMark 8, the current version; ``fill`` the AnandTech whole-drive
 #: fill; ``snia-iops`` the SNIA PTS IOPS test's steady state (4 KiB random-write tracking variable).
-SUITES = {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}, "fill": "", "snia-iops": ""}
+SUITES = {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}, "fill": "", "snia-iops": "", "dbmix": ""}
 
 PresetOpt = Annotated[
     str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
@@ -152,9 +153,11 @@ def run(
         require_matplotlib(suite)
     drive = _drive(preset, drive_file, set_)
     with _progress(not json_, f"{suite} on {drive.name}") as progress:
-        res: CdmResult | FillResult | SniaIopsResult
+        res: CdmResult | FillResult | SniaIopsResult | DbmixResult
         if suite == "fill":
             res = run_fill(drive, progress=progress)
+        elif suite == "dbmix":
+            res = run_dbmix(drive, runtime=duration or "60s", seed=seed, progress=progress)
         elif suite == "snia-iops":
             res = run_snia_iops(drive, round_time=duration or "60s", seed=seed, progress=progress)
         else:

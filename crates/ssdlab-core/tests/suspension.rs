@@ -1,0 +1,214 @@
+//! Program/erase suspension: a host read that finds its die programming or erasing suspends the operation
+//! (tSUSP, then the read, then the resume overhead) instead of waiting for it.
+
+mod common;
+
+use common::*;
+use ssdlab_core::config::NandConfig;
+use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
+use ssdlab_core::nand::{CellMode, Nand};
+use ssdlab_core::{DriveConfig, RunResult, Rw, Workload};
+
+const US: Ns = 1_000;
+const MS: Ns = 1_000_000;
+
+fn nand_cfg(overrides: &[(&str, &str)]) -> NandConfig {
+    let o: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    DriveConfig::from_toml_str(&preset_text("enterprise-tlc"), &o).unwrap().nand
+}
+
+/// Command + tR + moving one 4 KiB slot out over the channel.
+fn read_ns(c: &NandConfig) -> Ns {
+    c.command_overhead_ns + us_to_ns(c.tR_us[0]) + transfer_ns(4096, u64::from(c.bus_mts) * 1_000_000)
+}
+
+fn prog_ns(c: &NandConfig) -> Ns {
+    c.command_overhead_ns + us_to_ns(c.tPROG_us[0])
+}
+
+fn unit_bytes(n: &Nand) -> u64 {
+    u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096
+}
+
+#[test]
+fn a_read_suspends_a_running_program_and_waits_only_tsusp() {
+    let c = nand_cfg(&[]);
+    let mut n = Nand::new(&c, 4096);
+    let done = n.program(0, 0, 0, CellMode::Native, unit_bytes(&n));
+    let at = done - prog_ns(&c) + MS; // 1 ms into the program
+    let got = n.read_suspending(0, at, 0, CellMode::Native, 1, 4096);
+    let susp = us_to_ns(c.suspension.tSUSP_program_us);
+    assert_eq!(got - at, susp + read_ns(&c));
+    assert_eq!(n.counters.program_suspensions, 1);
+    assert_eq!(n.counters.reads_waited_program_erase, 0);
+    // The program finishes later by the whole interruption.
+    let interruption =
+        susp + c.command_overhead_ns + us_to_ns(c.tR_us[0]) + us_to_ns(c.suspension.resume_overhead_us);
+    assert_eq!(n.idle_at(), done + interruption);
+    assert_eq!(n.die_busy_ns()[0], prog_ns(&c) + interruption);
+}
+
+#[test]
+fn a_read_suspends_a_running_erase_and_waits_only_tsusp() {
+    let c = nand_cfg(&[("nand.suspension.resume_overhead_us", "20")]);
+    let mut n = Nand::new(&c, 4096);
+    let done = n.erase(3, 0);
+    let got = n.read_suspending(3, 2 * MS, 5, CellMode::Native, 1, 4096);
+    assert_eq!(got - 2 * MS, us_to_ns(c.suspension.tSUSP_erase_us) + read_ns(&c));
+    assert_eq!(n.counters.erase_suspensions, 1);
+    let interruption =
+        us_to_ns(c.suspension.tSUSP_erase_us) + c.command_overhead_ns + us_to_ns(c.tR_us[0]) + 20 * US;
+    assert_eq!(n.idle_at(), done + interruption);
+    // The other dies are untouched.
+    assert_eq!(n.die_busy_ns()[2], 0);
+}
+
+#[test]
+fn without_suspension_a_read_waits_for_the_rest_of_the_program_or_erase() {
+    for prio in ["true", "false"] {
+        let c = nand_cfg(&[("nand.suspension.enabled", "false"), ("nand.suspension.read_priority", prio)]);
+        let mut n = Nand::new(&c, 4096);
+        let done = n.program(0, 0, 0, CellMode::Native, unit_bytes(&n));
+        let at = done - prog_ns(&c) + MS;
+        let got = n.read_suspending(0, at, 0, CellMode::Native, 1, 4096);
+        assert_eq!(got, done + read_ns(&c), "read_priority = {prio}");
+        let erased = n.erase(1, 0);
+        let got = n.read_suspending(1, MS, 0, CellMode::Native, 1, 4096);
+        assert_eq!(got, erased + read_ns(&c));
+        assert_eq!(n.counters.reads_waited_program_erase, 2);
+        assert_eq!(n.counters.program_suspensions + n.counters.erase_suspensions, 0);
+    }
+}
+
+#[test]
+fn reads_during_one_suspension_share_it_and_the_cap_is_honoured() {
+    let c = nand_cfg(&[("nand.suspension.max_suspensions_per_op", "2")]);
+    let mut n = Nand::new(&c, 4096);
+    let susp = us_to_ns(c.suspension.tSUSP_erase_us);
+    let array_read = c.command_overhead_ns + us_to_ns(c.tR_us[0]);
+    let bus = transfer_ns(4096, u64::from(c.bus_mts) * 1_000_000);
+    n.erase(0, 0);
+    // Two reads 10 us apart: one suspension, the second read queued behind the first inside it.
+    let a = n.read_suspending(0, MS, 0, CellMode::Native, 1, 4096);
+    let b = n.read_suspending(0, MS + 10 * US, 3, CellMode::Native, 1, 4096);
+    assert_eq!(a, MS + susp + array_read + bus);
+    assert_eq!(b, MS + susp + 2 * array_read + bus);
+    assert_eq!(n.counters.erase_suspensions, 1);
+    // A second suspension is allowed, a third is not: that read waits for the erase to end.
+    let c2 = n.read_suspending(0, 4 * MS, 0, CellMode::Native, 1, 4096);
+    assert_eq!(c2, 4 * MS + susp + array_read + bus);
+    assert_eq!(n.counters.erase_suspensions, 2);
+    let end = n.idle_at();
+    let d = n.read_suspending(0, 6 * MS, 0, CellMode::Native, 1, 4096);
+    assert_eq!(d, end + array_read + bus);
+    assert_eq!(n.counters.reads_waited_program_erase, 1);
+    assert_eq!(n.counters.erase_suspensions, 2);
+}
+
+#[test]
+fn with_read_priority_a_read_goes_ahead_of_queued_work() {
+    let c = nand_cfg(&[]);
+    let mut n = Nand::new(&c, 4096);
+    let bytes = unit_bytes(&n);
+    let first = n.program(0, 0, 0, CellMode::Native, bytes);
+    for p in 1..10 {
+        n.program(0, 0, 3 * p, CellMode::Native, bytes);
+    }
+    let queued_until = n.idle_at();
+    assert!(queued_until > first + 8 * prog_ns(&c));
+    // Arrives during the first program, with nine queued behind it: suspends the first, ignores the rest.
+    let at = first - MS;
+    let got = n.read_suspending(0, at, 0, CellMode::Native, 1, 4096);
+    assert_eq!(got - at, us_to_ns(c.suspension.tSUSP_program_us) + read_ns(&c));
+    // GC reads are not host reads: they queue at the end and never suspend.
+    let gc = n.read(0, at, 0, CellMode::Native, 1, 4096);
+    assert!(gc > queued_until);
+}
+
+#[test]
+fn counters_reach_the_drive_result() {
+    let mut d = drive("enterprise-tlc", &[("ftl.user_capacity_gb", "16")]);
+    let names: Vec<&str> = d.counters().iter().map(|(k, _)| *k).collect();
+    for k in [
+        "nand_program_suspensions",
+        "nand_erase_suspensions",
+        "nand_reads_waited_program_erase",
+        "nand_reads_prioritised",
+    ] {
+        assert!(names.contains(&k), "{k}");
+    }
+    fill(&mut d, 1 << 30);
+    let r = db_mix(&mut d, 67, 8_000, 1, SEC / 2);
+    let s = r.counter("nand_program_suspensions") + r.counter("nand_erase_suspensions");
+    assert!(s > 0.0, "a random write mix on a written drive suspends programs");
+}
+
+/// A small enterprise-tlc (same dies and timings, 64 blocks per plane) full and in GC steady state, so
+/// programs and erases are running when reads arrive.
+fn preconditioned(suspension: bool) -> ssdlab_core::Drive {
+    let on = if suspension { "true" } else { "false" };
+    let mut d = drive(
+        "enterprise-tlc",
+        &[("nand.blocks_per_plane", "64"), ("ftl.user_capacity_gb", "36"), ("nand.suspension.enabled", on)],
+    );
+    let cap = d.capacity_bytes();
+    fill(&mut d, cap);
+    run(
+        &mut d,
+        Workload { rw: Rw::RandWrite, bs: 128 << 10, iodepth: 32, io_size: cap / 2, ..Workload::default() },
+    );
+    d
+}
+
+/// fio's database mix: `rate` IOs per second per job, `rwmixread`% reads, 4 KiB.
+fn db_mix(d: &mut ssdlab_core::Drive, rwmixread: u32, rate: u64, jobs: u32, runtime: Ns) -> RunResult {
+    run(
+        d,
+        Workload {
+            rw: Rw::RandRw,
+            rwmixread,
+            rate_iops: rate,
+            numjobs: jobs,
+            iodepth: 8,
+            runtime_ns: runtime,
+            time_based: true,
+            ..Workload::default()
+        },
+    )
+}
+
+#[test]
+fn starblaze_effect_on_enterprise_tlc_db_mix() {
+    let c = nand_cfg(&[]);
+    let tbers = us_to_ns(c.tBERS_ms * 1e3);
+    let tprog = prog_ns(&c);
+    let bound = us_to_ns(c.suspension.tSUSP_erase_us) + 4 * read_ns(&c) + 100 * US;
+    // 2:1 at the published 2r1w_1thread total rate (5803 + 3076 IOPS), one job.
+    // Preconditioning writes only, so both drives reach the same state.
+    let r_off = db_mix(&mut preconditioned(false), 67, 8_879, 1, 8 * SEC);
+    let r_on = db_mix(&mut preconditioned(true), 67, 8_879, 1, 8 * SEC);
+    let (max_off, max_on) = (r_off.stats.lat_read.max_ns(), r_on.stats.lat_read.max_ns());
+    let (mean_off, mean_on) = (r_off.stats.lat_read.mean_ns(), r_on.stats.lat_read.mean_ns());
+    eprintln!(
+        "off: mean {:.1} us max {:.0} us; on: mean {:.1} us max {:.0} us; erases {} / {}, suspensions {} + {}",
+        mean_off / 1e3,
+        max_off as f64 / 1e3,
+        mean_on / 1e3,
+        max_on as f64 / 1e3,
+        r_off.counter("nand_blocks_erased"),
+        r_on.counter("nand_blocks_erased"),
+        r_on.counter("nand_program_suspensions"),
+        r_on.counter("nand_erase_suspensions"),
+    );
+    // Erases run during the mix (the preconditioning's GC is still under way): reads land on them.
+    assert!(r_on.counter("nand_erase_suspensions") > 0.0, "reads must land on running erases");
+    assert!(r_off.counter("nand_reads_waited_program_erase") > 0.0);
+    // Without suspension: the worst read waited for most of an erase (at least a program), at most a whole one.
+    assert!(max_off > tprog, "max read without suspension {max_off} ns, tPROG {tprog} ns");
+    assert!(max_off <= tbers + bound, "max read without suspension {max_off} ns, tBERS {tbers} ns");
+    // With it: bounded by the erase-suspend latency + a few reads.
+    assert!(max_on <= bound, "max read with suspension {max_on} ns, bound {bound} ns");
+    assert!(max_on * 3 < max_off);
+    assert!(mean_on < mean_off, "mean read latency {mean_on} with vs {mean_off} without");
+    assert!(r_on.counter("nand_erase_suspensions") > 0.0);
+}

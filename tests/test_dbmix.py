@@ -1,0 +1,69 @@
+"""The Starblaze database mix: suspension cuts the worst read from erase-bound to suspend-bound."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+import ssdlab
+from ssdlab.suites.dbmix import DB_CASES, published_db_test, run_dbmix
+
+#: enterprise-tlc's dies and timings, 64 blocks per plane: small enough to reach GC in seconds.
+SMALL_ENTERPRISE = {"nand.blocks_per_plane": 64, "ftl.user_capacity_gb": 36}
+
+
+@pytest.fixture(scope="module")
+def res() -> ssdlab.suites.dbmix.DbmixResult:
+    drive = ssdlab.Drive.from_preset("enterprise-tlc", set=SMALL_ENTERPRISE)
+    return run_dbmix(drive, runtime="8s", cases=["2r1w_1thread", "5r4w_2thread"], random_fraction=0.5)
+
+
+def _nand(res: ssdlab.suites.dbmix.DbmixResult) -> dict[str, object]:
+    return tomllib.loads(res.config_toml)["nand"]
+
+
+def test_rates_follow_the_published_iops(res: ssdlab.suites.dbmix.DbmixResult) -> None:
+    case = next(c for c in DB_CASES if c.name == "2r1w_1thread")
+    row = res.row("2r1w_1thread", False)
+    assert row.read_iops + row.write_iops == pytest.approx(case.total_iops, rel=0.02)
+    assert row.read_iops / (row.read_iops + row.write_iops) == pytest.approx(0.67, abs=0.02)
+
+
+def test_suspension_bounds_the_worst_read(res: ssdlab.suites.dbmix.DbmixResult) -> None:
+    n = _nand(res)
+    s = n["suspension"]
+    t_r = n["tR_us"][0]
+    tprog = n["tPROG_us"][0]
+    tbers = n["tBERS_ms"] * 1000
+    bound = s["tSUSP_erase_us"] + 4 * t_r + 100  # erase-suspend latency + a few reads + fixed overheads
+    for case in ("2r1w_1thread", "5r4w_2thread"):
+        off, on = res.row(case, False), res.row(case, True)
+        assert on.counters["nand_erase_suspensions"] > 0, "reads must land on running erases"
+        # Off: some read waited for most of a program or an erase; never for more than one erase.
+        assert tprog < off.read_max_us <= tbers + bound
+        # On: the worst read is bounded by the suspend latency, a small fraction of the off case.
+        assert on.read_max_us <= bound
+        assert on.read_max_us * 3 < off.read_max_us
+        assert on.read_avg_us < off.read_avg_us
+        assert on.counters["nand_program_suspensions"] > 0
+        assert off.counters["nand_program_suspensions"] == 0
+
+
+def test_table_and_json(res: ssdlab.suites.dbmix.DbmixResult) -> None:
+    doc = res.to_dict()
+    assert doc["suite"] == "dbmix" and len(doc["rows"]) == 4
+    assert res.table().row_count == 4
+
+
+def test_published_table_is_read_when_present() -> None:
+    pub = published_db_test()
+    if pub is None:
+        pytest.skip("../shared/calibration/published.toml not beside the repository")
+    assert pub[("2r1w_1thread", "read")]["IOPS"] == 5803
+
+
+def test_unknown_case_is_a_workload_error() -> None:
+    drive = ssdlab.Drive.from_preset("enterprise-tlc", set=SMALL_ENTERPRISE)
+    with pytest.raises(ssdlab.WorkloadError, match="cases"):
+        run_dbmix(drive, cases=["3r1w"])
