@@ -1,0 +1,297 @@
+//! The mapping cache (controller.map_cache): DRAM, HMB and SRAM, checked against numbers derived by hand.
+
+mod common;
+
+use common::*;
+use ssdlab_core::engine::{transfer_ns, us_to_ns};
+use ssdlab_core::link::Link;
+use ssdlab_core::{Drive, RunResult, Rw, Workload};
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+fn randread(span: u64, io_size: u64, qd: u32, seed: u64) -> Workload {
+    Workload { rw: Rw::RandRead, bs: 4096, iodepth: qd, size: span, io_size, seed, ..Workload::default() }
+}
+
+/// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides.
+fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
+    let mut o = vec![("ftl.user_capacity_gb", gb), ("ftl.slc_cache.enabled", "false")];
+    o.extend_from_slice(map);
+    drive("bg4-1tb", &o)
+}
+
+/// Span of LBAs the cache covers: cache bytes / 4 B per entry x 4 KiB per entry.
+fn covered(cache_bytes: u64) -> u64 {
+    cache_bytes / 4 * 4096
+}
+
+#[test]
+fn hit_rate_for_a_uniform_random_span_is_cache_over_span() {
+    for loc in ["sram", "hmb"] {
+        // 64 KiB of SRAM, or 1 MiB of HMB
+        let (key, value, cache) = match loc {
+            "sram" => ("controller.map_cache.sram_size_kib", "64", 64 << 10),
+            _ => ("controller.map_cache.hmb_size_mib", "1", MIB),
+        };
+        let c = covered(cache);
+        let mut d = small("16", &[("controller.map_cache.location", loc), (key, value)]);
+        for k in [2, 8] {
+            let span = k * c;
+            fill(&mut d, span);
+            run(&mut d, randread(span, 64 * MIB, 32, 11)); // warm
+            let r = run(&mut d, randread(span, 1200 * MIB, 32, 12));
+            let want = (c as f64 / span as f64).min(1.0);
+            let got = r.counter("map_hit_rate");
+            eprintln!(
+                "{loc}: span {} MiB, cache covers {} MiB: hit rate {got:.4}, oracle {want:.4}",
+                span >> 20,
+                c >> 20
+            );
+            assert!((got / want - 1.0).abs() < 0.02, "{loc} span {span}: hit rate {got}, oracle {want}");
+            assert_eq!(r.counter("map_lookups"), r.counter("map_hits") + r.counter("map_misses"));
+            assert_eq!(
+                r.counter("map_misses"),
+                r.counter("map_pages_read"),
+                "every miss reads a written map page"
+            );
+        }
+        // a span inside the cache: every lookup hits once warm
+        run(&mut d, randread(c / 2, 64 * MIB, 32, 13));
+        let r = run(&mut d, randread(c / 2, 64 * MIB, 32, 14));
+        assert_eq!(r.counter("map_hit_rate"), 1.0);
+    }
+}
+
+fn iops_over_spans(loc: &str, spans: &[u64]) -> Vec<f64> {
+    let mut d =
+        small("20", &[("controller.map_cache.location", loc), ("controller.map_cache.hmb_size_mib", "1")]);
+    fill(&mut d, *spans.iter().max().unwrap());
+    spans
+        .iter()
+        .map(|&span| {
+            run(&mut d, randread(span, 64 * MIB, 32, 21));
+            run(&mut d, randread(span, 256 * MIB, 32, 22)).iops()
+        })
+        .collect()
+}
+
+#[test]
+fn random_read_iops_falls_as_the_span_outgrows_the_cached_map() {
+    // HMB 1 MiB and SRAM 1 MiB (bg4-1tb's sram_size_kib) both cover 1 GiB of span
+    let spans = [512 * MIB, 4 * GIB, 16 * GIB];
+    for loc in ["hmb", "sram", "dram"] {
+        let iops = iops_over_spans(loc, &spans);
+        eprintln!("{loc}: QD32 4K random read IOPS over spans 0.5/4/16 GiB: {iops:.0?}");
+        if loc == "dram" {
+            let (lo, hi) =
+                (iops.iter().cloned().fold(f64::MAX, f64::min), iops.iter().cloned().fold(0.0, f64::max));
+            assert!(hi / lo < 1.03, "dram is flat: {iops:?}");
+        } else {
+            assert!(iops[1] < 0.9 * iops[0] && iops[2] < 0.95 * iops[1], "{loc} falls with span: {iops:?}");
+        }
+    }
+}
+
+/// QD1 4 KiB random read of one LBA on an idle drive, after filling 1 GiB.
+fn qd1_read(map: &[(&str, &str)]) -> (RunResult, ssdlab_core::DriveConfig, u64) {
+    let mut d = small("16", map);
+    fill(&mut d, GIB);
+    d.idle(SEC);
+    let cfg = d.config().clone();
+    let r = run(&mut d, randread(GIB, 4096, 1, 1));
+    assert_eq!(r.stats.read.ios, 1);
+    // the dram oracle of tests/oracles.rs
+    let link = Link::new(&cfg.link);
+    let base = cfg.host.submit_ns
+        + cfg.controller.read_overhead_ns
+        + cfg.controller.map_cache.lookup_ns
+        + cfg.nand.command_overhead_ns
+        + us_to_ns(cfg.nand.tR_us[0])
+        + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
+        + link.wire_ns(4096)
+        + cfg.link.latency_ns
+        + cfg.host.complete_ns;
+    (r, cfg, base)
+}
+
+#[test]
+fn dram_always_hits_and_hmb_adds_one_link_round_trip_per_hit() {
+    let (r, _, base) = qd1_read(&[("controller.map_cache.location", "dram")]);
+    assert_eq!((r.counter("map_hit_rate"), r.counter("hmb_bytes")), (1.0, 0.0));
+    assert_eq!(r.stats.elapsed_ns(), base);
+
+    // HMB (64 MiB covers the 1 GiB written): the request's one-way latency, the 4 B entry down the link
+    let (r, cfg, base) = qd1_read(&[]);
+    assert_eq!(r.counter("map_hit_rate"), 1.0);
+    assert_eq!(r.counter("hmb_bytes"), 4.0);
+    let link = Link::new(&cfg.link);
+    assert_eq!(r.stats.elapsed_ns(), base + 2 * cfg.link.latency_ns + link.wire_ns(4));
+
+    // SRAM of one map page, last holding the end of the fill: the read misses and reads its map page from
+    // NAND in SLC mode first
+    let (r, cfg, base) =
+        qd1_read(&[("controller.map_cache.location", "sram"), ("controller.map_cache.sram_size_kib", "4")]);
+    let n = &cfg.nand;
+    let map_read =
+        n.command_overhead_ns + us_to_ns(n.slc_tR_us) + transfer_ns(4096, u64::from(n.bus_mts) * 1_000_000);
+    if r.counter("map_misses") == 1.0 {
+        assert_eq!(r.counter("map_pages_read"), 1.0);
+        assert_eq!(r.stats.elapsed_ns(), base + map_read);
+    } else {
+        assert_eq!(r.stats.elapsed_ns(), base);
+    }
+}
+
+#[test]
+fn hmb_ecc_double_bit_errors_reload_map_pages_and_single_bit_errors_add_latency() {
+    let go = |single: &str, double: &str| {
+        let mut d = small(
+            "8",
+            &[
+                ("controller.map_cache.hmb_ecc_single_bit_rate", single),
+                ("controller.map_cache.hmb_ecc_double_bit_rate", double),
+            ],
+        );
+        fill(&mut d, GIB);
+        d.idle(SEC);
+        run(&mut d, randread(GIB, 40 * MIB, 1, 5))
+    };
+    let clean = go("0.0", "0.0");
+    for k in ["hmb_ecc_corrected", "hmb_ecc_reloads", "map_pages_read", "map_misses"] {
+        assert_eq!(clean.counter(k), 0.0, "{k} with no errors injected");
+    }
+    let lookups = clean.counter("map_lookups");
+
+    let dbl = go("0.0", "0.01");
+    let reloads = dbl.counter("hmb_ecc_reloads");
+    eprintln!("double-bit rate 1%: {reloads} reloads of {lookups} lookups");
+    assert!((reloads / (0.01 * lookups) - 1.0).abs() < 0.2, "{reloads} reloads for {lookups} lookups");
+    assert_eq!(dbl.counter("map_pages_read"), reloads, "each reload reads the map page from NAND");
+    assert!(dbl.stats.elapsed_ns() > clean.stats.elapsed_ns());
+
+    // at QD1 on an idle drive every IO takes the same time but for the corrections
+    let sgl = go("0.25", "0.0");
+    let corrected = sgl.counter("hmb_ecc_corrected");
+    assert!((corrected / (0.25 * lookups) - 1.0).abs() < 0.05, "{corrected} corrections of {lookups}");
+    assert_eq!(sgl.counter("hmb_ecc_reloads"), 0.0);
+    let correct_ns = small("8", &[]).config().controller.map_cache.hmb_ecc_correct_ns;
+    assert_eq!(sgl.stats.elapsed_ns() - clean.stats.elapsed_ns(), corrected as u64 * correct_ns);
+
+    // same config, same numbers
+    let again = go("0.25", "0.01");
+    let again2 = go("0.25", "0.01");
+    assert_eq!(again.counters, again2.counters);
+}
+
+#[test]
+fn sram_write_backs_count_in_map_pages_written_and_waf() {
+    // 64 KiB of SRAM = 16 map pages (64 MiB of span); bg4's SLC program unit is 2 planes x 16 KiB = 8 map pages
+    let sram = [("controller.map_cache.location", "sram"), ("controller.map_cache.sram_size_kib", "64")];
+    let mut d = small("16", &sram);
+    let r = run(
+        &mut d,
+        Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 4 * GIB, ..Workload::default() },
+    );
+    // 1024 map pages dirtied in order; all but the 16 still cached were evicted and written back
+    let evicted = 1024.0 - 16.0;
+    let written = r.counter("map_pages_written");
+    assert!(
+        written <= evicted && written > evicted - 8.0,
+        "{written} map pages written for {evicted} evicted"
+    );
+    let host = r.counter("host_pages_written");
+    assert!((r.counter("waf") - (host + written) / host).abs() < 1e-12, "waf {}", r.counter("waf"));
+
+    let rand = Workload {
+        rw: Rw::RandWrite,
+        bs: 4096,
+        iodepth: 32,
+        size: 4 * GIB,
+        io_size: 256 * MIB,
+        seed: 3,
+        ..Workload::default()
+    };
+    let r = run(&mut d, rand.clone());
+    let mut dram = small("16", &[("controller.map_cache.location", "dram")]);
+    fill(&mut dram, 4 * GIB);
+    let rd = run(&mut dram, rand);
+    eprintln!(
+        "random writes over 4 GiB: waf sram {:.3} (map pages written {}), dram {:.3}",
+        r.counter("waf"),
+        r.counter("map_pages_written"),
+        rd.counter("waf")
+    );
+    assert_eq!(rd.counter("map_pages_written"), 0.0);
+    // almost every random write misses and evicts a dirty map page: about one map page per host page
+    assert!(r.counter("waf") > rd.counter("waf") + 0.9, "{} vs {}", r.counter("waf"), rd.counter("waf"));
+    assert!(r.counter("waf") > 1.0);
+}
+
+#[test]
+fn location_is_reachable_from_set_and_bad_values_name_the_path() {
+    let text = preset_text("generic-tlc-dram");
+    let o = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    for loc in ["dram", "hmb", "sram"] {
+        ssdlab_core::DriveConfig::from_toml_str(&text, &o("controller.map_cache.location", loc)).unwrap();
+    }
+    let e = ssdlab_core::DriveConfig::from_toml_str(&text, &o("controller.map_cache.location", "nvram"))
+        .unwrap_err();
+    assert!(e.to_string().contains("controller.map_cache.location"), "{e}");
+    let e = ssdlab_core::DriveConfig::from_toml_str(&text, &o("controller.map_cache.map_page_kib", "3"))
+        .unwrap_err();
+    assert_eq!(e.problems[0].path, "controller.map_cache.map_page_kib");
+    let e = ssdlab_core::DriveConfig::from_toml_str(
+        &text,
+        &o("controller.map_cache.hmb_ecc_double_bit_rate", "1.5"),
+    )
+    .unwrap_err();
+    assert_eq!(e.problems[0].path, "controller.map_cache.hmb_ecc_double_bit_rate");
+}
+
+/// The full bg4-1tb with HMB on and off (sram): sequential write and random read QD scaling. The published
+/// HMB-off sequential write (~1 GB/s, AnandTech) is not reproduced by the map cache alone: the figures are
+/// printed, the write assertion only checks that HMB off is no faster.
+#[test]
+fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_no_faster() {
+    let mut curves = Vec::new();
+    for loc in ["hmb", "sram"] {
+        let mut d = drive("bg4-1tb", &[("controller.map_cache.location", loc)]);
+        // sequential write: 128 KiB QD32, 16 GiB from empty (inside the SLC cache)
+        let w = run(
+            &mut d,
+            Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 16 * GIB, ..Workload::default() },
+        );
+        // and 16 GiB more over data written before (its map pages are on flash)
+        let w2 = run(
+            &mut d,
+            Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 16 * GIB, ..Workload::default() },
+        );
+        d.idle(10 * SEC);
+        let qd: Vec<f64> = [1, 2, 4, 8, 16, 32]
+            .iter()
+            .map(|&q| {
+                let r = run(&mut d, randread(16 * GIB, 64 * MIB, q, 9));
+                if q == 32 {
+                    eprintln!(
+                        "  QD32: die utilisation {:.2}, mean latency {:.0} us",
+                        r.counter("die_utilisation_mean"),
+                        r.latency().mean_ns() / 1e3
+                    );
+                }
+                r.iops()
+            })
+            .collect();
+        eprintln!(
+            "bg4-1tb {loc}: seq write {:.0} MB/s (empty), {:.0} MB/s (overwrite); 4K random read over 16 GiB, QD1..32 IOPS: {qd:.0?}",
+            w.bandwidth_mbps(),
+            w2.bandwidth_mbps()
+        );
+        curves.push((w.bandwidth_mbps(), w2.bandwidth_mbps(), qd));
+    }
+    let (hmb, sram) = (&curves[0], &curves[1]);
+    // reads scale more slowly with queue depth with the map in SRAM: each miss adds a NAND read
+    assert!(sram.2[5] < 0.8 * hmb.2[5], "QD32: sram {} vs hmb {}", sram.2[5], hmb.2[5]);
+    assert!(sram.2[5] / sram.2[0] < hmb.2[5] / hmb.2[0] * 1.05);
+    assert!(sram.0 <= hmb.0 * 1.001 && sram.1 <= hmb.1 * 1.001);
+}
