@@ -26,7 +26,7 @@ fn greedy(blocks: &[BlockInfo], closed: impl Iterator<Item = u32>) -> Option<u32
     closed.min_by_key(|&b| (blocks[b as usize].valid, b))
 }
 
-/// Highest (1 - u) * age / (1 + u), u = valid share of what the block holds in its mode.
+/// Highest (1 - u) * age / (1 + u).
 fn cost_benefit(
     blocks: &[BlockInfo],
     closed: impl Iterator<Item = u32>,
@@ -35,7 +35,9 @@ fn cost_benefit(
 ) -> Option<u32> {
     let score = |b: u32| {
         let i = &blocks[b as usize];
-        let u = f64::from(i.valid) / f64::from(geo.capacity(i.mode));
+        // u as a share of a native block: what relocating it costs against the block it frees
+        // (a full SLC-mode block is only a third valid in these terms).
+        let u = f64::from(i.valid) / f64::from(geo.slots_per_block());
         let age = (now - i.stamp) as f64 + 1.0;
         (1.0 - u) * age / (1.0 + u)
     };
