@@ -14,7 +14,6 @@ import ssdlab
 
 SSDLAB = Path(sys.executable).parent / "ssdlab"
 SMALL = ["--set", "ftl.user_capacity_gb=16"]
-pytestmark = pytest.mark.skipif(not SSDLAB.exists(), reason="the ssdlab script is installed by `make build`")
 
 
 def ssdlab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -71,7 +71,6 @@ def test_stops_at_max_rounds() -> None:
 SSDLAB = Path(sys.executable).parent / "ssdlab"
 
 
-@pytest.mark.skipif(not SSDLAB.exists(), reason="the ssdlab script is installed by `make build`")
 def test_cli_run_suite_snia_iops(tmp_path: Path) -> None:
     sets = [arg for k, v in SMALL.items() for arg in ("--set", f"{k}={v}")]
     cmd = [str(SSDLAB), "run", *sets, "--suite", "snia-iops", "--duration", "1s", "--json", "--out", "r"]

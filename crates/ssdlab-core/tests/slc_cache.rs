@@ -34,8 +34,8 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
     // At the end only the static part is left, and it holds no more than that.
     let left = r.counter("slc_cache_size_bytes") - s;
     assert!((0.0..1e6).contains(&left), "static part only (the fill leaves < 128 KiB unwritten): {left}");
-    // With idle folding off and spare room left, the cached data is still in SLC at the end.
-    assert_eq!(r.counter("slc_cache_used_bytes"), got);
+    // Everything written in SLC mode is still there or was folded (as free blocks ran low near the end).
+    assert_eq!(r.counter("slc_cache_used_bytes") + r.counter("folded_bytes"), got);
 }
 
 #[test]
@@ -60,14 +60,15 @@ fn writes_run_at_slc_program_speed_then_at_tlc_speed() {
     let mbps = &series.iter().find(|(k, _)| *k == "write_mbps").unwrap().1;
     let first = mbps[1]; // interval 0 includes the ramp into a full pipeline
     assert!((first / slc - 1.0).abs() < 0.03, "SLC phase {first:.0} MB/s, program-bound {slc:.0}");
-    let last = mbps[mbps.len() - 2];
-    assert!((last / tlc - 1.0).abs() < 0.05, "post-cache {last:.0} MB/s, TLC program-bound {tlc:.0}");
+    // halfway: past the cache, before the drive is full enough for GC to fold what is in SLC
+    let middle = mbps[mbps.len() / 2];
+    assert!((middle / tlc - 1.0).abs() < 0.05, "post-cache {middle:.0} MB/s, TLC program-bound {tlc:.0}");
 }
 
 #[test]
 fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
     // A fast bus, so that folding is bound by the dies alone.
-    let mut d = small(&[("nand.bus_mts", "3200")]);
+    let mut d = small(&[("nand.bus_mts", "3200"), ("controller.map_cache.location", "dram")]);
     let burst = 1u64 << 30;
     seq_write(&mut d, 0, burst);
     let used = d.counters().iter().find(|(k, _)| *k == "slc_cache_used_bytes").unwrap().1;

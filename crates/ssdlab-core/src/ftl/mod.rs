@@ -49,6 +49,8 @@ pub enum BlockState {
     OpenHost,
     OpenGc,
     Closed,
+    /// A GC victim whose valid data is being moved out a little at a time.
+    Collecting,
     /// Factory bad, or retired at its P/E limit: never used again.
     Bad,
 }
@@ -100,6 +102,22 @@ pub struct FtlCounters {
     pub padded_slots: u64,
 }
 
+/// Foreground GC starts moving a victim's data, a little with each host program unit, once a die's
+/// free blocks fall to this many above `gc_threshold_free_blocks`; at the threshold it must finish a
+/// victim before the host gets a block. Pacing keeps host writes from stalling behind a whole block of
+/// copies at once.
+const GC_PACING_MARGIN: usize = 2;
+
+/// A victim whose valid entries (slot offset, LPN, slots) are being moved.
+#[derive(Clone, Debug)]
+struct GcJob {
+    victim: u32,
+    entries: Vec<(u32, u32, u32)>,
+    next: usize,
+    /// Slots to move per host slot written, so the victim is free before the pool runs dry.
+    pace: f64,
+}
+
 #[derive(Clone, Debug)]
 struct HostUnit {
     block: u32,
@@ -137,6 +155,8 @@ pub struct Ftl {
     /// Per die, the open host block of each cell mode.
     host_open: Vec<[Option<u32>; 2]>,
     gc_open: Vec<Option<u32>>,
+    /// Per die, the victim foreground GC is moving little by little.
+    gc_jobs: Vec<Option<GcJob>>,
     /// Closed SLC-mode blocks per die (folding candidates).
     slc_closed: Vec<u32>,
     /// The program unit host writes are filling now.
@@ -187,6 +207,7 @@ impl Ftl {
             free,
             host_open: vec![[None, None]; geo.dies as usize],
             gc_open: vec![None; geo.dies as usize],
+            gc_jobs: vec![None; geo.dies as usize],
             slc_closed: vec![0; geo.dies as usize],
             host_units: vec![None; geo.dies as usize],
             cur_die: 0,
@@ -412,7 +433,13 @@ impl Ftl {
     }
 
     fn open_host_unit(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
-        let mode = self.host_mode();
+        // Under GC pressure host data bypasses the cache (direct mode): writing it twice would only
+        // deepen the deficit.
+        let pressure = self.free[die as usize].len() <= self.gc_threshold + GC_PACING_MARGIN;
+        let mode = match self.host_mode() {
+            CellMode::Slc if pressure && self.slc.post_cache == PostCache::Direct => CellMode::Native,
+            mode => mode,
+        };
         // Post-cache folding: writing through a full cache means folding its oldest data to make room.
         // (In direct mode the cache shrinks by itself: GC under free-block pressure folds SLC blocks first,
         // as they hold the least valid data.)
@@ -423,6 +450,9 @@ impl Ftl {
                 self.relocate(victim, ops);
             }
         }
+        // an SLC-mode unit uses up a block bits_per_cell times faster than its data size says
+        let space = unit * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
+        self.pace_garbage_collection(die, space, ops);
         let block = match self.host_open[die as usize][mode_index(mode)] {
             Some(b) => b,
             None => {
@@ -472,14 +502,36 @@ impl Ftl {
     fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
         let mut collected = false;
         while self.free[die as usize].len() <= self.gc_threshold {
-            let victim = self.gc_victim(die).filter(|_| !self.free[die as usize].is_empty());
-            self.relocate(victim.ok_or(FtlError::OutOfSpace { die })?, ops);
+            if self.gc_jobs[die as usize].is_some() {
+                self.step_gc_job(die, u64::MAX, ops);
+            } else {
+                let victim = self.gc_victim(die).filter(|_| !self.free[die as usize].is_empty());
+                self.relocate(victim.ok_or(FtlError::OutOfSpace { die })?, ops);
+            }
             collected = true;
         }
         if collected {
             self.level_wear(die, ops);
         }
         Ok(())
+    }
+
+    /// Paced foreground GC: near the threshold, each host unit on `die` that uses up `unit` slots of
+    /// block space moves its share of a victim's valid data.
+    fn pace_garbage_collection(&mut self, die: u32, unit: u64, ops: &mut Vec<FlashOp>) {
+        let free = self.free[die as usize].len();
+        if free > self.gc_threshold + GC_PACING_MARGIN || free < 2 {
+            return;
+        }
+        if self.gc_jobs[die as usize].is_none() {
+            let Some(victim) = self.gc_victim(die) else { return };
+            self.gc_jobs[die as usize] = Some(self.start_gc_job(victim));
+        }
+        let pace = self.gc_jobs[die as usize].as_ref().map_or(0.0, |j| j.pace);
+        self.step_gc_job(die, (unit as f64 * pace).ceil() as u64, ops);
+        if self.gc_jobs[die as usize].is_none() {
+            self.level_wear(die, ops);
+        }
     }
 
     /// Static wear levelling: if the die's erase counts spread by more than the threshold, move the data
@@ -563,37 +615,71 @@ impl Ftl {
     /// Move the valid slots of `victim` into the die's GC block (native mode), then erase it.
     fn relocate(&mut self, victim: u32, ops: &mut Vec<FlashOp>) {
         let die = self.geo.die_of_block(victim);
-        let mode = self.blocks[victim as usize].mode;
+        let mut job = Some(self.start_gc_job(victim));
+        std::mem::swap(&mut job, &mut self.gc_jobs[die as usize]);
+        self.step_gc_job(die, u64::MAX, ops);
+        // an incremental job that was under way on the die carries on
+        self.gc_jobs[die as usize] = job;
+    }
+
+    /// Take `victim` out of service and list the entries it still holds.
+    fn start_gc_job(&mut self, victim: u32) -> GcJob {
+        let die = self.geo.die_of_block(victim);
+        let b = &mut self.blocks[victim as usize];
+        if b.mode == CellMode::Slc && b.state == BlockState::Closed {
+            self.slc_closed[die as usize] -= 1;
+        }
+        b.state = BlockState::Collecting;
         let reverse = std::mem::take(&mut self.reverse[victim as usize]);
-        let mut valid = Vec::with_capacity(self.blocks[victim as usize].valid as usize);
+        let mut entries = Vec::with_capacity(self.blocks[victim as usize].valid as usize);
         reverse.for_each(|off, lpn, k| {
             if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
-                valid.push((off, lpn, k));
+                entries.push((off, lpn, k));
             }
         });
-        // One multi-plane read per page index that still holds valid data.
-        let mut i = 0;
-        while i < valid.len() {
-            let page = self.geo.page_of(valid[i].0);
-            let mut j = i;
-            while j < valid.len() && self.geo.page_of(valid[j].0) == page {
-                j += 1;
+        let valid = f64::from(self.blocks[victim as usize].valid);
+        let gain = (f64::from(self.geo.slots_per_block()) - valid).max(1.0);
+        GcJob { victim, entries, next: 0, pace: valid / gain }
+    }
+
+    /// Move up to `quota` slots of the die's GC job (one multi-plane read per page index that still holds
+    /// valid data); when its last entry has moved, erase the victim and return it to the pool.
+    fn step_gc_job(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
+        let Some(mut job) = self.gc_jobs[die as usize].take() else { return };
+        let victim = job.victim;
+        let mode = self.blocks[victim as usize].mode;
+        // This step's share: whole page indexes, entries overwritten since the job started left out.
+        let mut live = Vec::new();
+        let mut budget = 0u64;
+        while job.next < job.entries.len() && budget < quota {
+            let page = self.geo.page_of(job.entries[job.next].0);
+            let mut slots = 0;
+            while job.next < job.entries.len() && self.geo.page_of(job.entries[job.next].0) == page {
+                let (off, lpn, k) = job.entries[job.next];
+                if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
+                    live.push((lpn, k));
+                    slots += k;
+                }
+                job.next += 1;
             }
-            let slots = valid[i..j].iter().map(|e| e.2).sum();
-            ops.push(FlashOp::Read { block: victim, page, planes: self.geo.planes, slots, mode });
-            i = j;
+            if slots > 0 {
+                ops.push(FlashOp::Read { block: victim, page, planes: self.geo.planes, slots, mode });
+            }
+            budget += u64::from(slots).max(1);
         }
+        // Reads first, then the programs they feed: the die senses the pages back to back.
         let mut moved = 0u64;
-        for &(_, lpn, k) in &valid {
+        for (lpn, k) in live {
             self.gc_write(die, lpn, k, ops);
             moved += u64::from(k);
         }
         match mode {
-            CellMode::Slc => {
-                self.counters.folded_slots += moved;
-                self.slc_closed[die as usize] -= 1;
-            }
+            CellMode::Slc => self.counters.folded_slots += moved,
             CellMode::Native => self.counters.gc_slots_moved += moved,
+        }
+        if job.next < job.entries.len() {
+            self.gc_jobs[die as usize] = Some(job);
+            return;
         }
         self.counters.gc_blocks_erased += 1;
         let b = &mut self.blocks[victim as usize];
