@@ -104,7 +104,19 @@ CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
 DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
 
 #: Counters that are levels (the value now), not totals: their change over a test is meaningless.
-LEVEL_COUNTERS = frozenset({"free_blocks", "pe_cycles_min", "pe_cycles_max", "pe_cycles_mean"})
+# Counters that are a level now (not a running total): a test reports their value at its end.
+LEVEL_COUNTERS = frozenset(
+    {
+        "free_blocks",
+        "factory_bad_blocks",
+        "pe_cycles_min",
+        "pe_cycles_max",
+        "pe_cycles_mean",
+        "slc_cache_used_bytes",
+        "slc_cache_size_bytes",
+        "mapped_bytes",
+    }
+)
 
 #: ``progress(fraction_done, what_is_running)``.
 Progress = Callable[[float, str], None]
@@ -271,8 +283,10 @@ def run_seed(suite_seed: int, *parts: object) -> int:
 
 def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     out = {k: v if k in LEVEL_COUNTERS else v - before.get(k, 0.0) for k, v in after.items()}
+    # as the engine computes it for one run: flash bytes placed (+ map write-backs) per host byte
     host = out.get("host_write_bytes", 0.0)
-    out["waf"] = out.get("nand_bytes_programmed", 0.0) / host if host else 0.0
+    flash = out.get("flash_bytes_written", 0.0) + out.get("map_pages_written", 0.0) * 4096
+    out["waf"] = flash / host if host else 0.0
     return out
 
 
@@ -369,9 +383,10 @@ def run_cdm(
         buffer_compress_percentage=compress,
         seed=run_seed(seed, "test file"),
     )
-    drive.run(fill, step("writing test file"))
+    prepared = drive.run(fill, step("writing test file"))
     done += 1
     prepare = _delta(before, drive.counters())
+    prepare["die_utilisation_mean"] = _die_util_mean([prepared])
 
     rows: list[CdmRow] = []
     for i, (test, direction) in enumerate(plan):
