@@ -131,6 +131,7 @@ def test_fill_result_json_and_tables(filled: tuple[ssdlab.Drive, fill.FillResult
 
 def test_plot_writes_a_png(filled: tuple[ssdlab.Drive, fill.FillResult], tmp_path: Path) -> None:
     import matplotlib  # noqa: F401  (a dependency: the plot must be made)
+
     _, res = filled
     out = res.plot(tmp_path / "fill.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from ssdlab._core import NativeDrive
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
+from ssdlab.result import counter_delta
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
@@ -53,19 +54,6 @@ Progress = Callable[[float, str], None]
 
 #: The engine's logical page: offsets and lengths of host IO are multiples of it.
 PAGE = 4096
-
-#: Counters that are levels (the value now), not totals.
-LEVEL_COUNTERS = frozenset(
-    {
-        "free_blocks",
-        "pe_cycles_min",
-        "pe_cycles_max",
-        "pe_cycles_mean",
-        "slc_cache_used_bytes",
-        "slc_cache_size_bytes",
-        "mapped_bytes",
-    }
-)
 
 
 @dataclass
@@ -94,14 +82,6 @@ class Phase:
             "mbps": self.mbps,
             "counters": self.counters,
         }
-
-
-def counter_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    """``after - before`` for totals, ``after`` for levels, plus ``waf`` over the span."""
-    out = {k: v if k in LEVEL_COUNTERS else v - before.get(k, 0.0) for k, v in after.items()}
-    host = out.get("host_write_bytes", 0.0)
-    out["waf"] = out.get("nand_bytes_programmed", 0.0) / host if host else 0.0
-    return out
 
 
 def _scaled(

@@ -43,7 +43,7 @@ from rich.table import Table
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.result import Result
+from ssdlab.result import Result, counter_delta
 from ssdlab.units import format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -104,19 +104,6 @@ CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
 DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
 
 #: Counters that are levels (the value now), not totals: their change over a test is meaningless.
-# Counters that are a level now (not a running total): a test reports their value at its end.
-LEVEL_COUNTERS = frozenset(
-    {
-        "free_blocks",
-        "factory_bad_blocks",
-        "pe_cycles_min",
-        "pe_cycles_max",
-        "pe_cycles_mean",
-        "slc_cache_used_bytes",
-        "slc_cache_size_bytes",
-        "mapped_bytes",
-    }
-)
 
 #: ``progress(fraction_done, what_is_running)``.
 Progress = Callable[[float, str], None]
@@ -281,15 +268,6 @@ def run_seed(suite_seed: int, *parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
 
-def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    out = {k: v if k in LEVEL_COUNTERS else v - before.get(k, 0.0) for k, v in after.items()}
-    # as the engine computes it for one run: flash bytes placed (+ map write-backs) per host byte
-    host = out.get("host_write_bytes", 0.0)
-    flash = out.get("flash_bytes_written", 0.0) + out.get("map_pages_written", 0.0) * 4096
-    out["waf"] = flash / host if host else 0.0
-    return out
-
-
 def _die_util_mean(results: Sequence[Result]) -> float:
     # Weighted by each run's simulated span, so a short tail run does not count as much as a full one.
     spans = [r.counters.get("elapsed_s", 0.0) for r in results]
@@ -385,7 +363,7 @@ def run_cdm(
     )
     prepared = drive.run(fill, step("writing test file"))
     done += 1
-    prepare = _delta(before, drive.counters())
+    prepare = counter_delta(before, drive.counters())
     prepare["die_utilisation_mean"] = _die_util_mean([prepared])
 
     rows: list[CdmRow] = []
@@ -416,7 +394,7 @@ def run_cdm(
             if j > 0:
                 row.runs_mbps.append(res.bandwidth_mbps)
                 row.runs_mean_latency_us.append(res.latency.mean_us)
-        row.counters = _delta(before, drive.counters())
+        row.counters = counter_delta(before, drive.counters())
         row.counters["die_utilisation_mean"] = _die_util_mean(results)
         rows.append(row)
     if progress is not None:

@@ -40,7 +40,8 @@ from rich.table import Table
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import Progress, counter_delta, purge, write_span
+from ssdlab.precondition import Progress, purge, write_span
+from ssdlab.result import counter_delta
 from ssdlab.units import parse_size
 
 __all__ = [

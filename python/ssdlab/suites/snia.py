@@ -42,11 +42,11 @@ from ssdlab.precondition import (
     Phase,
     Progress,
     SteadyState,
-    counter_delta,
     purge,
     snia_wipc,
     steady_state,
 )
+from ssdlab.result import counter_delta
 from ssdlab.suites.cdm import run_seed
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
