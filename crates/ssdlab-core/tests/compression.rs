@@ -1,4 +1,4 @@
-//! SandForce-style compression on the V300 presets, and what the NAND bus mode does to them.
+//! SandForce-style compression on the V300 presets, and what the NAND bus mode and cache operations do.
 
 mod common;
 
@@ -124,4 +124,43 @@ fn async_channels_cap_writes_once_the_dies_program_faster_than_the_bus() {
     let bus_bound = 8.0 * 50.0 * 4096.0 / (17.0 * 256.0);
     assert!((asyn / bus_bound - 1.0).abs() < 0.05, "async {asyn:.0} MB/s, bus-bound {bus_bound:.0}");
     assert!(asyn < 0.7 * sync, "async {asyn:.0} vs sync {sync:.0} MB/s");
+}
+
+#[test]
+fn without_cache_program_the_data_in_no_longer_overlaps_the_program() {
+    // async V300A: 16 KiB program units take 328 us on the 50 MT/s bus and 1300 us to program
+    let with = seq_write(&mut v300("a", &[]), 2 << 30, 0).bandwidth_mbps();
+    let without = seq_write(&mut v300("a", &[("nand.cache_program", "false")]), 2 << 30, 0).bandwidth_mbps();
+    let (bus, prog) = (transfer_ns(16384, 50_000_000) as f64, 1_300_500.0);
+    let want = prog / (prog + bus);
+    assert!((without / with / want - 1.0).abs() < 0.03, "{without:.0} vs {with:.0} MB/s, want x{want:.3}");
+}
+
+#[test]
+fn without_cache_read_the_die_holds_its_data_until_it_is_out() {
+    // die-bound random reads (QD1024 over 16 dies of generic-tlc-dram): each read keeps its die for
+    // tR, or for tR + the 4 KiB data-out at 533 MT/s
+    let iops = |cache_read: &str| {
+        let o = [
+            ("nand.cache_read", cache_read),
+            ("ftl.user_capacity_gb", "16"),
+            ("ftl.slc_cache.enabled", "false"),
+        ];
+        let mut d = drive("generic-tlc-dram", &o);
+        fill(&mut d, 2 << 30);
+        d.idle(10 * SEC);
+        let w = Workload {
+            rw: Rw::RandRead,
+            iodepth: 1024,
+            size: 2 << 30,
+            runtime_ns: SEC / 2,
+            time_based: true,
+            ..Workload::default()
+        };
+        run(&mut d, w).iops()
+    };
+    let tr = 70_000.0 + 300.0;
+    let want = tr / (tr + transfer_ns(4096, 533_000_000) as f64);
+    let got = iops("false") / iops("true");
+    assert!((got / want - 1.0).abs() < 0.03, "x{got:.3}, want x{want:.3}");
 }

@@ -255,6 +255,12 @@ pub struct NandConfig {
     pub tBERS_ms: f64,
     /// Command + address cycles before each array operation.
     pub command_overhead_ns: u64,
+    /// Cache read: the die senses the next page while the last one moves out over the channel. Without
+    /// it the die is busy until its data is out.
+    pub cache_read: bool,
+    /// Cache program: the next unit's data moves in while the die still programs the last one. Without
+    /// it the data-in waits for the die.
+    pub cache_program: bool,
     /// Channel bus rate in mega-transfers per second, 8 bits per transfer.
     pub bus_mts: u32,
     pub bus_mode: BusMode,

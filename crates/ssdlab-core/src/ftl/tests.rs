@@ -54,6 +54,8 @@ fn small_ftl_with(
         command_overhead_ns: 0,
         bus_mts: 400,
         bus_mode: crate::config::BusMode::Sync,
+        cache_read: true,
+        cache_program: true,
         suspension: Default::default(),
     };
     let geo = Geometry::new(&nand, slot_bytes);

@@ -35,6 +35,8 @@ pub struct Timing {
     pub command: Ns,
     /// Channel bus bytes per second.
     pub bus_bytes_per_s: u64,
+    pub cache_read: bool,
+    pub cache_program: bool,
 }
 
 impl Timing {
@@ -47,11 +49,20 @@ impl Timing {
             tBERS: us_to_ns(c.tBERS_ms * 1e3),
             command: c.command_overhead_ns,
             bus_bytes_per_s: u64::from(c.bus_mts) * 1_000_000,
+            cache_read: c.cache_read,
+            cache_program: c.cache_program,
         }
     }
 
     pub fn bus_ns(&self, bytes: u64) -> Ns {
         transfer_ns(bytes, self.bus_bytes_per_s)
+    }
+
+    /// Die time of a read of `bytes`: command + tR, and without cache read also the data-out.
+    #[inline]
+    pub fn read_die_ns(&self, page: u32, mode: CellMode, bytes: u64) -> Ns {
+        let out = if self.cache_read { 0 } else { self.bus_ns(bytes) };
+        self.command + self.read_ns(page, mode) + out
     }
 
     /// Array read time of page index `page` of a block in `mode`.
@@ -174,8 +185,7 @@ impl Nand {
     /// over the channel. Returns when the data is in the controller. For GC, folding and map reads: they
     /// queue behind the die's work and never suspend it (host reads use [`Nand::read_suspending`]).
     pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
-        let t = &self.timing;
-        let dur = t.command + t.read_ns(page, mode);
+        let dur = self.timing.read_die_ns(page, mode, bytes);
         let (_, sensed) = self.die_reserve(die, ready, dur, OpKind::OtherRead);
         self.channel_out(die, sensed, planes, bytes)
     }
@@ -191,8 +201,7 @@ impl Nand {
         planes: u32,
         bytes: u64,
     ) -> Ns {
-        let t = &self.timing;
-        let dur = t.command + t.read_ns(page, mode);
+        let dur = self.timing.read_die_ns(page, mode, bytes);
         let d = die as usize;
         let sensed = if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
@@ -229,11 +238,14 @@ impl Nand {
         (start, end)
     }
 
-    /// Move a read's `bytes` from the die to the controller once sensed.
+    /// Move a read's `bytes` from the die to the controller once sensed (without cache read the die's
+    /// reservation already covers the data-out, which starts as its tR ends).
     #[inline]
     fn channel_out(&mut self, die: u32, sensed: Ns, planes: u32, bytes: u64) -> Ns {
         let ch = self.geo.channel_of(die) as usize;
-        let (_, out) = self.channel_reserve(ch, sensed, self.timing.bus_ns(bytes));
+        let bus = self.timing.bus_ns(bytes);
+        let sensed = if self.timing.cache_read { sensed } else { sensed - bus };
+        let (_, out) = self.channel_reserve(ch, sensed, bus);
         self.counters.pages_read += u64::from(planes);
         self.counters.bus_bytes += bytes;
         out
@@ -247,10 +259,14 @@ impl Nand {
         // Tracking dies (suspension / read priority): the data goes in just before the die can start the
         // program (cache program overlaps it with the die's previous operation), not as soon as it is
         // ready, so a burst of GC programs does not hold the channel for all of them at once.
-        let ready = if self.channel_gaps.is_empty() {
+        let die_free = self.dies[die as usize].free_at;
+        let ready = if !self.timing.cache_program {
+            // no cache program: the page register is busy until the die is done
+            ready.max(die_free)
+        } else if self.channel_gaps.is_empty() {
             ready
         } else {
-            ready.max(self.dies[die as usize].free_at.saturating_sub(bus))
+            ready.max(die_free.saturating_sub(bus))
         };
         let (_, loaded) = self.channel_reserve(ch, ready, bus);
         let dur = self.timing.command + self.timing.program_ns(page, mode);
