@@ -84,3 +84,18 @@ fn unknown_keys_are_errors_not_silently_ignored() {
     assert!(e.to_string().contains("tR_uss"), "{e}");
     assert!(e.problems[0].path.starts_with("nand"), "the path names the section: {e}");
 }
+
+#[test]
+fn an_sram_map_cache_must_leave_room_for_the_write_buffer() {
+    let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let text = preset_text("bg4-1tb");
+    let ok = [o("controller.map_cache.location", "sram"), o("controller.write_buffer_kib", "1408")];
+    assert!(DriveConfig::from_toml_str(&text, &ok).is_ok());
+    let tight = [o("controller.map_cache.location", "sram"), o("controller.write_buffer_kib", "1024")];
+    let e = DriveConfig::from_toml_str(&text, &tight).unwrap_err();
+    assert_eq!(e.problems[0].path, "controller.write_buffer_kib", "{e}");
+    assert!(e.to_string().contains("SRAM map cache"), "{e}");
+    // with HMB the same buffer is fine: the SRAM is the write buffer's alone
+    let hmb = [o("controller.map_cache.location", "hmb"), o("controller.write_buffer_kib", "1024")];
+    assert!(DriveConfig::from_toml_str(&text, &hmb).is_ok());
+}

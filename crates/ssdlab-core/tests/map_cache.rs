@@ -249,11 +249,12 @@ fn location_is_reachable_from_set_and_bad_values_name_the_path() {
     assert_eq!(e.problems[0].path, "controller.map_cache.hmb_ecc_double_bit_rate");
 }
 
-/// The full bg4-1tb with HMB on and off (sram): sequential write and random read QD scaling. The published
-/// HMB-off sequential write (~1 GB/s, AnandTech) is not reproduced by the map cache alone: the figures are
-/// printed, the write assertion only checks that HMB off is no faster.
+/// The full bg4-1tb with HMB on and off (sram): sequential write and random read QD scaling. With HMB off
+/// the map cache takes 1 MiB of the controller's SRAM from the write buffer, which then holds too few
+/// program units to keep every die busy. (The SRAM size is fitted to AnandTech's ~1 GB/s: this checks
+/// the mechanism and the fit, not an out-of-sample prediction.)
 #[test]
-fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_no_faster() {
+fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_at_about_1_gb_per_s() {
     let mut curves = Vec::new();
     for loc in ["hmb", "sram"] {
         let mut d = drive("bg4-1tb", &[("controller.map_cache.location", loc)]);
@@ -293,5 +294,8 @@ fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_no_faster() {
     // reads scale more slowly with queue depth with the map in SRAM: each miss adds a NAND read
     assert!(sram.2[5] < 0.8 * hmb.2[5], "QD32: sram {} vs hmb {}", sram.2[5], hmb.2[5]);
     assert!(sram.2[5] / sram.2[0] < hmb.2[5] / hmb.2[0] * 1.05);
-    assert!(sram.0 <= hmb.0 * 1.001 && sram.1 <= hmb.1 * 1.001);
+    assert!(hmb.0 > 1500.0 && hmb.1 > 1500.0, "HMB on: the SLC program rate, {} / {} MB/s", hmb.0, hmb.1);
+    for mbps in [sram.0, sram.1] {
+        assert!((mbps / 1000.0 - 1.0).abs() < 0.15, "HMB off: about 1 GB/s, got {mbps:.0} MB/s");
+    }
 }

@@ -40,7 +40,8 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
 
 #[test]
 fn writes_run_at_slc_program_speed_then_at_tlc_speed() {
-    let mut d = small(&[NO_IDLE_FOLD]);
+    // a write buffer deep enough for 16 dies x one 96 KiB TLC unit each, so the dies set the pace
+    let mut d = small(&[NO_IDLE_FOLD, ("controller.write_buffer_kib", "4096")]);
     let n = d.config().nand.clone();
     let w = |bytes| Workload {
         rw: Rw::Write,

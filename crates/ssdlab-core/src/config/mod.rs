@@ -113,6 +113,8 @@ pub struct ControllerConfig {
     /// Firmware time per write command.
     pub write_overhead_ns: u64,
     /// Write buffer: host writes are acknowledged once in it; it drains one program unit at a time.
+    /// It lives in the controller's SRAM: with the map cache there too (`map_cache.location = "sram"`,
+    /// a DRAM-less drive without HMB), the map cache's `sram_size_kib` comes out of it.
     pub write_buffer_kib: u64,
     pub map_cache: MapCacheConfig,
     pub compression: CompressionConfig,
@@ -303,6 +305,21 @@ impl Default for NandSuspensionConfig {
             resume_overhead_us: 0.0,
             max_suspensions_per_op: 8,
         }
+    }
+}
+
+impl ControllerConfig {
+    /// SRAM the map cache takes from the write buffer (only when the map is cached in SRAM).
+    pub fn shared_sram_kib(&self) -> u64 {
+        match self.map_cache.location {
+            MapLocation::Sram => self.map_cache.sram_size_kib,
+            _ => 0,
+        }
+    }
+
+    /// The write buffer left for host data.
+    pub fn write_buffer_bytes(&self) -> u64 {
+        (self.write_buffer_kib - self.shared_sram_kib()) * 1024
     }
 }
 

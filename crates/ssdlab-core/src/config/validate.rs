@@ -283,9 +283,17 @@ impl DriveConfig {
         );
         let pu_kib = u64::from(n.planes_per_die * ppp * n.page_size_kib);
         c.check(
-            ctl.write_buffer_kib >= 2 * pu_kib,
+            ctl.write_buffer_kib >= 2 * pu_kib + ctl.shared_sram_kib(),
             "controller.write_buffer_kib",
-            &format!("must hold at least two program units ({} KiB)", 2 * pu_kib),
+            &format!(
+                "must hold at least two program units ({} KiB){}",
+                2 * pu_kib,
+                if ctl.shared_sram_kib() > 0 {
+                    " beside the SRAM map cache (map_cache.sram_size_kib)"
+                } else {
+                    ""
+                }
+            ),
             ctl.write_buffer_kib,
         );
         if c.0.is_empty() {

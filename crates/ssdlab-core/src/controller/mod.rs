@@ -74,7 +74,7 @@ impl Controller {
             write_overhead: cfg.controller.write_overhead_ns,
             cores: vec![0; cfg.controller.cores as usize],
             link: Link::new(&cfg.link),
-            buffer: WriteBuffer::new(cfg.controller.write_buffer_kib * 1024 / u64::from(slot_bytes)),
+            buffer: WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(slot_bytes)),
             compression,
             engine: [0, 0],
             map: MapCache::new(cfg, ftl.user_lpns(), &nand.geo),
