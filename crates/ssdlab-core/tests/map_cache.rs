@@ -102,16 +102,7 @@ fn qd1_read(map: &[(&str, &str)]) -> (RunResult, ssdlab_core::DriveConfig, u64) 
     let r = run(&mut d, randread(GIB, 4096, 1, 1));
     assert_eq!(r.stats.read.ios, 1);
     // the dram oracle of tests/oracles.rs
-    let link = Link::new(&cfg.link);
-    let base = cfg.host.submit_ns
-        + cfg.controller.read_overhead_ns
-        + cfg.controller.map_cache.lookup_ns
-        + cfg.nand.command_overhead_ns
-        + us_to_ns(cfg.nand.tR_us[0])
-        + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
-        + link.wire_ns(4096)
-        + cfg.link.latency_ns
-        + cfg.host.complete_ns;
+    let base = qd1_read_ns(&cfg);
     (r, cfg, base)
 }
 

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use ssdlab_core::engine::{transfer_ns, us_to_ns};
+use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::link::Link;
 use ssdlab_core::{Rw, Workload};
 
@@ -33,17 +33,7 @@ fn qd1_random_read_latency_is_the_sum_of_its_configured_stages() {
         },
     );
     assert_eq!(r.stats.read.ios, 1);
-    let link = Link::new(&cfg.link);
-    let want = cfg.host.submit_ns
-        + cfg.controller.read_overhead_ns
-        + cfg.controller.map_cache.lookup_ns
-        + cfg.nand.command_overhead_ns
-        + us_to_ns(cfg.nand.tR_us[0])
-        + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
-        + link.wire_ns(4096)
-        + cfg.link.latency_ns
-        + cfg.host.complete_ns;
-    assert_eq!(r.stats.elapsed_ns(), want);
+    assert_eq!(r.stats.elapsed_ns(), qd1_read_ns(&cfg));
 }
 
 #[test]

@@ -6,37 +6,41 @@ use super::*;
 use crate::config::{CellType, NandConfig};
 use proptest::prelude::*;
 
-/// Wear and GC policy knobs varied by the property test.
-#[derive(Clone, Copy, Debug, Default)]
-struct Knobs {
+/// A small FTL, small enough that GC runs often.
+#[derive(Clone, Copy, Debug)]
+struct Small {
+    dies: u32,
+    blocks: u32,
+    pages: u32,
+    planes: u32,
+    op_pct: f64,
+    slc: bool,
+    /// 4096, or 256 for a compressing drive
+    slot_bytes: u32,
     cost_benefit: bool,
     wear_leveling_threshold: u32,
     factory_bad_block_pct: f64,
 }
 
-fn small_ftl(
-    dies: u32,
-    blocks: u32,
-    pages: u32,
-    planes: u32,
-    op_pct: f64,
-    slc: bool,
-    slot_bytes: u32,
-) -> Ftl {
-    small_ftl_with(dies, blocks, pages, planes, op_pct, slc, slot_bytes, Knobs::default())
+impl Default for Small {
+    fn default() -> Self {
+        Small {
+            dies: 4,
+            blocks: 32,
+            pages: 12,
+            planes: 2,
+            op_pct: 20.0,
+            slc: false,
+            slot_bytes: 4096,
+            cost_benefit: false,
+            wear_leveling_threshold: 0,
+            factory_bad_block_pct: 0.0,
+        }
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn small_ftl_with(
-    dies: u32,
-    blocks: u32,
-    pages: u32,
-    planes: u32,
-    op_pct: f64,
-    slc: bool,
-    slot_bytes: u32,
-    knobs: Knobs,
-) -> Ftl {
+fn small_ftl(spec: Small) -> Ftl {
+    let Small { dies, blocks, pages, planes, op_pct, slc, slot_bytes, .. } = spec;
     let nand = NandConfig {
         cell: CellType::Tlc,
         channels: dies,
@@ -61,7 +65,7 @@ fn small_ftl_with(
     let geo = Geometry::new(&nand, slot_bytes);
     // As DriveConfig::validate allows: over-provisioning of op_pct, and never less than
     // (gc threshold + 3) blocks per die.
-    let bad = (f64::from(blocks) * knobs.factory_bad_block_pct / 100.0).round() as u64;
+    let bad = (f64::from(blocks) * spec.factory_bad_block_pct / 100.0).round() as u64;
     let reserve = u64::from(dies) * (5 + bad) * u64::from(geo.slots_per_block());
     let user_slots =
         ((geo.total_slots() as f64 * (1.0 - op_pct / 100.0)) as u64).min(geo.total_slots() - reserve);
@@ -70,13 +74,13 @@ fn small_ftl_with(
     let user_gb = user_slots as f64 * f64::from(slot_bytes) / per_lpn * 4096.0 / 1e9;
     let cfg = FtlConfig {
         user_capacity_gb: user_gb,
-        gc_policy: if knobs.cost_benefit { GcPolicy::CostBenefit } else { GcPolicy::Greedy },
+        gc_policy: if spec.cost_benefit { GcPolicy::CostBenefit } else { GcPolicy::Greedy },
         gc_threshold_free_blocks: 2,
         idle_after_ms: 10.0,
         background_gc_free_blocks: 4,
-        wear_leveling_threshold: knobs.wear_leveling_threshold,
+        wear_leveling_threshold: spec.wear_leveling_threshold,
         pe_cycle_limit: 0,
-        factory_bad_block_pct: knobs.factory_bad_block_pct,
+        factory_bad_block_pct: spec.factory_bad_block_pct,
         bad_block_seed: 1,
         slc_cache: SlcCacheConfig {
             enabled: slc,
@@ -113,10 +117,11 @@ proptest! {
         cost_benefit: bool, wear_leveling_threshold in prop_oneof![Just(0u32), Just(3u32)],
         factory_bad_block_pct in prop_oneof![Just(0.0f64), Just(10.0f64)],
     ) {
-        // 4 dies x 32 blocks x 12 pages x 2 planes x 2 slots: small enough that GC runs often.
         let slot_bytes = if compressed { 256 } else { 4096 };
-        let knobs = Knobs { cost_benefit, wear_leveling_threshold, factory_bad_block_pct };
-        let mut ftl = small_ftl_with(4, 32, 12, 2, op_pct, slc, slot_bytes, knobs);
+        let spec = Small {
+            op_pct, slc, slot_bytes, cost_benefit, wear_leveling_threshold, factory_bad_block_pct, ..Small::default()
+        };
+        let mut ftl = small_ftl(spec);
         // compressed entries take 1..=18 slots of 256 B; uncompressed ones one 4 KiB slot
         let size = |k: u32| if compressed { k } else { 1 };
         let n = ftl.user_lpns();
@@ -172,7 +177,7 @@ proptest! {
 
 #[test]
 fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
-    let mut ftl = small_ftl(2, 16, 12, 2, 20.0, true, 4096);
+    let mut ftl = small_ftl(Small { dies: 2, blocks: 16, slc: true, ..Small::default() });
     let n = ftl.user_lpns();
     let mut ops = Vec::new();
     for round in 0..5u32 {

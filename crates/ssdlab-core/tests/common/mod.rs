@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use ssdlab_core::engine::{transfer_ns, us_to_ns};
+use ssdlab_core::link::Link;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
 
 pub fn preset_text(name: &str) -> String {
@@ -24,3 +26,17 @@ pub fn fill(d: &mut Drive, bytes: u64) {
 }
 
 pub const SEC: u64 = 1_000_000_000;
+
+/// A QD1 4 KiB read on an idle drive whose map lookup hits in DRAM: the sum of its configured stages
+/// (host submit, firmware, map lookup, NAND command + tR, bus transfer, link transfer, completion).
+pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
+    cfg.host.submit_ns
+        + cfg.controller.read_overhead_ns
+        + cfg.controller.map_cache.lookup_ns
+        + cfg.nand.command_overhead_ns
+        + us_to_ns(cfg.nand.tR_us[0])
+        + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
+        + Link::new(&cfg.link).wire_ns(4096)
+        + cfg.link.latency_ns
+        + cfg.host.complete_ns
+}
