@@ -3,23 +3,26 @@
 //! The FTL is pure state: it decides where data goes and which flash operations that takes, and hands
 //! those operations ([`FlashOp`]) to the controller, which schedules them on the NAND timelines.
 //!
-//! Host data is written one program unit at a time, program units striped round-robin over the dies
-//! (channel first). Each die keeps its own free-block pool, open host block and open GC block; when a die's
-//! free pool falls to `gc_threshold_free_blocks`, foreground GC on that die moves the valid pages of a
-//! victim block into the die's GC block (so copies stay on the die) and erases the victim.
-//!
-//! With an SLC cache, host program units go to blocks run in SLC mode while the cache's budget allows
-//! (see [`crate::config::SlcCacheConfig`]). Folding is GC of an SLC block: its valid data is read and
-//! programmed one-shot into a native block. It happens under pressure (budget shrinking as the drive
-//! fills, or a free pool at its threshold) and, if enabled, when the host is idle.
+//! - Host data is written one program unit at a time, units striped round-robin over the dies (channel
+//!   first). Each die keeps its own free-block pool, open host blocks and open GC block.
+//! - `gc`: victim selection (greedy, cost-benefit), foreground GC paced with host writes near
+//!   `gc_threshold_free_blocks` and finished at it, idle-time work; copies stay on their die.
+//! - `slc`: the dynamic SLC cache; folding is GC of an SLC-mode block into a native one.
+//! - `wear`: static wear levelling, factory bad blocks; blocks at the P/E limit retire as grown bad blocks.
+//! - Compressed data (SandForce-style) is stored in 256-byte slots, an LPN taking as many as its size needs.
+//! - `reverse_map`: the per-block physical-to-logical record GC walks.
 
 mod gc;
 mod reverse_map;
+mod slc;
+mod wear;
 
 use crate::config::{FtlConfig, GcPolicy, PostCache, SlcCacheConfig};
 use crate::nand::{CellMode, Geometry, Ppn};
+use gc::{GcJob, GC_PACING_MARGIN};
 use reverse_map::ReverseMap;
 use std::collections::VecDeque;
+use wear::mark_factory_bad_blocks;
 
 /// Logical page number: a 4 KiB host page.
 pub type Lpn = u32;
@@ -100,22 +103,6 @@ pub struct FtlCounters {
     pub trimmed_slots: u64,
     /// Slots left empty at the end of blocks because the next compressed entry did not fit.
     pub padded_slots: u64,
-}
-
-/// Foreground GC starts moving a victim's data, a little with each host program unit, once a die's
-/// free blocks fall to this many above `gc_threshold_free_blocks`; at the threshold it must finish a
-/// victim before the host gets a block. Pacing keeps host writes from stalling behind a whole block of
-/// copies at once.
-const GC_PACING_MARGIN: usize = 2;
-
-/// A victim whose valid entries (slot offset, LPN, slots) are being moved.
-#[derive(Clone, Debug)]
-struct GcJob {
-    victim: u32,
-    entries: Vec<(u32, u32, u32)>,
-    next: usize,
-    /// Slots to move per host slot written, so the victim is free before the pool runs dry.
-    pace: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -271,22 +258,6 @@ impl Ftl {
         &self.blocks[block as usize]
     }
 
-    /// Host data held in SLC-mode blocks, in slots.
-    pub fn slc_used_slots(&self) -> u64 {
-        self.slc_valid
-    }
-
-    /// How much host data the SLC cache may hold now, in slots (0 without a cache).
-    pub fn slc_budget_slots(&self) -> u64 {
-        if !self.slc.enabled {
-            return 0;
-        }
-        let unwritten_lpns = u64::from(self.user_lpns()).saturating_sub(self.mapped);
-        let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
-        self.slc_static_slots
-            + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
-    }
-
     /// True while `ppn` sits in the host program unit still being filled (its data only in the write buffer).
     #[inline]
     pub fn in_open_unit(&self, ppn: Ppn) -> bool {
@@ -419,19 +390,6 @@ impl Ftl {
         }
     }
 
-    /// Where the next host program unit goes: SLC while the cache has room, else by the post-cache policy.
-    fn host_mode(&self) -> CellMode {
-        if !self.slc.enabled {
-            return CellMode::Native;
-        }
-        let unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
-        if self.slc_valid + unit <= self.slc_budget_slots() || self.slc.post_cache == PostCache::Fold {
-            CellMode::Slc
-        } else {
-            CellMode::Native
-        }
-    }
-
     fn open_host_unit(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
         // Under GC pressure host data bypasses the cache (direct mode): writing it twice would only
         // deepen the deficit.
@@ -477,258 +435,6 @@ impl Ftl {
         die * self.geo.blocks_per_die..(die + 1) * self.geo.blocks_per_die
     }
 
-    /// The closed SLC block on `die` with the least valid data.
-    fn slc_victim(&self, die: u32) -> Option<u32> {
-        if self.slc_closed[die as usize] == 0 {
-            return None;
-        }
-        self.die_blocks(die)
-            .filter(|&b| {
-                let i = &self.blocks[b as usize];
-                i.state == BlockState::Closed && i.mode == CellMode::Slc
-            })
-            .min_by_key(|&b| (self.blocks[b as usize].valid, b))
-    }
-
-    /// A GC victim on `die` that frees space (a block's worth of native slots minus what must move).
-    fn gc_victim(&self, die: u32) -> Option<u32> {
-        let now = self.counters.host_slots_written;
-        gc::pick_victim(self.policy, &self.blocks, self.die_blocks(die), &self.geo, now)
-            .filter(|&v| self.blocks[v as usize].valid < self.geo.slots_per_block())
-    }
-
-    /// Foreground GC on `die` until its free pool is above the threshold. A relocation needs one free
-    /// block at most (for the GC frontier), so a die with none left is out of space.
-    fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
-        let mut collected = false;
-        while self.free[die as usize].len() <= self.gc_threshold {
-            if self.gc_jobs[die as usize].is_some() {
-                self.step_gc_job(die, u64::MAX, ops);
-            } else {
-                let victim = self.gc_victim(die).filter(|_| !self.free[die as usize].is_empty());
-                self.relocate(victim.ok_or(FtlError::OutOfSpace { die })?, ops);
-            }
-            collected = true;
-        }
-        if collected {
-            self.level_wear(die, ops);
-        }
-        Ok(())
-    }
-
-    /// Paced foreground GC: near the threshold, each host unit on `die` that uses up `unit` slots of
-    /// block space moves its share of a victim's valid data.
-    fn pace_garbage_collection(&mut self, die: u32, unit: u64, ops: &mut Vec<FlashOp>) {
-        let free = self.free[die as usize].len();
-        if free > self.gc_threshold + GC_PACING_MARGIN || free < 2 {
-            return;
-        }
-        if self.gc_jobs[die as usize].is_none() {
-            let Some(victim) = self.gc_victim(die) else { return };
-            self.gc_jobs[die as usize] = Some(self.start_gc_job(victim));
-        }
-        let pace = self.gc_jobs[die as usize].as_ref().map_or(0.0, |j| j.pace);
-        self.step_gc_job(die, (unit as f64 * pace).ceil() as u64, ops);
-        if self.gc_jobs[die as usize].is_none() {
-            self.level_wear(die, ops);
-        }
-    }
-
-    /// Static wear levelling: if the die's erase counts spread by more than the threshold, move the data
-    /// of its least-erased closed block (cold data that pins it) so the block rejoins the pool.
-    fn level_wear(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> bool {
-        if self.wear_leveling_threshold == 0 || self.free[die as usize].len() < 2 {
-            return false;
-        }
-        let range = self.die_blocks(die);
-        let max = range
-            .clone()
-            .filter(|&b| self.blocks[b as usize].state != BlockState::Bad)
-            .map(|b| self.blocks[b as usize].erase_count)
-            .max()
-            .unwrap_or(0);
-        let coldest = range
-            .filter(|&b| self.blocks[b as usize].state == BlockState::Closed)
-            .min_by_key(|&b| (self.blocks[b as usize].erase_count, b));
-        match coldest {
-            Some(b) if max - self.blocks[b as usize].erase_count > self.wear_leveling_threshold => {
-                // The cold data goes to the most-worn free block, which can rest while it holds it.
-                let pool = &mut self.free[die as usize];
-                if let Some(i) =
-                    (0..pool.len()).max_by_key(|&i| (self.blocks[pool[i] as usize].erase_count, i))
-                {
-                    let worn = pool.remove(i).expect("index in range");
-                    pool.push_front(worn);
-                }
-                self.relocate(b, ops);
-                self.counters.wear_leveling_blocks += 1;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// One piece of idle-time work: fold one SLC block, or collect one block on a die below the background
-    /// GC level. Returns false when there is nothing to do.
-    pub fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
-        for i in 0..self.geo.dies {
-            let die = (self.next_idle_die + i) % self.geo.dies;
-            if self.free[die as usize].len() < 2 {
-                continue;
-            }
-            if self.level_wear(die, ops) {
-                self.next_idle_die = (die + 1) % self.geo.dies;
-                return true;
-            }
-            let victim = if self.slc.idle_fold && self.close_idle_slc_block(die) {
-                self.slc_victim(die)
-            } else if self.free[die as usize].len() < self.background_gc_free {
-                self.gc_victim(die)
-            } else {
-                None
-            };
-            if let Some(v) = victim {
-                self.next_idle_die = (die + 1) % self.geo.dies;
-                self.relocate(v, ops);
-                self.counters.background_blocks_erased += 1;
-                return true;
-            }
-        }
-        false
-    }
-
-    /// True if `die` has a closed SLC block to fold; an open SLC host block that no host program unit is
-    /// filling is closed for the purpose, so idle folding can empty the cache completely.
-    fn close_idle_slc_block(&mut self, die: u32) -> bool {
-        if self.slc_closed[die as usize] == 0 {
-            if let Some(b) = self.host_open[die as usize][mode_index(CellMode::Slc)] {
-                if self.host_units[die as usize].as_ref().is_none_or(|u| u.block != b) {
-                    self.host_open[die as usize][mode_index(CellMode::Slc)] = None;
-                    self.blocks[b as usize].state = BlockState::Closed;
-                    self.slc_closed[die as usize] += 1;
-                }
-            }
-        }
-        self.slc_closed[die as usize] > 0
-    }
-
-    /// Move the valid slots of `victim` into the die's GC block (native mode), then erase it.
-    fn relocate(&mut self, victim: u32, ops: &mut Vec<FlashOp>) {
-        let die = self.geo.die_of_block(victim);
-        let mut job = Some(self.start_gc_job(victim));
-        std::mem::swap(&mut job, &mut self.gc_jobs[die as usize]);
-        self.step_gc_job(die, u64::MAX, ops);
-        // an incremental job that was under way on the die carries on
-        self.gc_jobs[die as usize] = job;
-    }
-
-    /// Take `victim` out of service and list the entries it still holds.
-    fn start_gc_job(&mut self, victim: u32) -> GcJob {
-        let die = self.geo.die_of_block(victim);
-        let b = &mut self.blocks[victim as usize];
-        if b.mode == CellMode::Slc && b.state == BlockState::Closed {
-            self.slc_closed[die as usize] -= 1;
-        }
-        b.state = BlockState::Collecting;
-        let reverse = std::mem::take(&mut self.reverse[victim as usize]);
-        let mut entries = Vec::with_capacity(self.blocks[victim as usize].valid as usize);
-        reverse.for_each(|off, lpn, k| {
-            if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
-                entries.push((off, lpn, k));
-            }
-        });
-        let valid = f64::from(self.blocks[victim as usize].valid);
-        let gain = (f64::from(self.geo.slots_per_block()) - valid).max(1.0);
-        GcJob { victim, entries, next: 0, pace: valid / gain }
-    }
-
-    /// Move up to `quota` slots of the die's GC job (one multi-plane read per page index that still holds
-    /// valid data); when its last entry has moved, erase the victim and return it to the pool.
-    fn step_gc_job(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
-        let Some(mut job) = self.gc_jobs[die as usize].take() else { return };
-        let victim = job.victim;
-        let mode = self.blocks[victim as usize].mode;
-        // This step's share: whole page indexes, entries overwritten since the job started left out.
-        let mut live = Vec::new();
-        let mut budget = 0u64;
-        while job.next < job.entries.len() && budget < quota {
-            let page = self.geo.page_of(job.entries[job.next].0);
-            let mut slots = 0;
-            while job.next < job.entries.len() && self.geo.page_of(job.entries[job.next].0) == page {
-                let (off, lpn, k) = job.entries[job.next];
-                if self.l2p[lpn as usize] == self.geo.ppn(victim, off) + 1 {
-                    live.push((lpn, k));
-                    slots += k;
-                }
-                job.next += 1;
-            }
-            if slots > 0 {
-                ops.push(FlashOp::Read { block: victim, page, planes: self.geo.planes, slots, mode });
-            }
-            budget += u64::from(slots).max(1);
-        }
-        // Reads first, then the programs they feed: the die senses the pages back to back.
-        let mut moved = 0u64;
-        for (lpn, k) in live {
-            self.gc_write(die, lpn, k, ops);
-            moved += u64::from(k);
-        }
-        match mode {
-            CellMode::Slc => self.counters.folded_slots += moved,
-            CellMode::Native => self.counters.gc_slots_moved += moved,
-        }
-        if job.next < job.entries.len() {
-            self.gc_jobs[die as usize] = Some(job);
-            return;
-        }
-        self.counters.gc_blocks_erased += 1;
-        let b = &mut self.blocks[victim as usize];
-        debug_assert_eq!(b.valid, 0);
-        b.written = 0;
-        b.erase_count += 1;
-        b.mode = CellMode::Native;
-        ops.push(FlashOp::Erase { block: victim });
-        if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
-            b.state = BlockState::Bad;
-            self.counters.grown_bad_blocks += 1;
-        } else {
-            b.state = BlockState::Free;
-            self.free[die as usize].push_back(victim);
-        }
-    }
-
-    fn gc_write(&mut self, die: u32, lpn: Lpn, k: u32, ops: &mut Vec<FlashOp>) {
-        let spp = self.geo.slots_per_program(CellMode::Native);
-        if let Some(b) = self.gc_open[die as usize] {
-            let written = self.blocks[b as usize].written;
-            if written + k > self.geo.capacity(CellMode::Native) {
-                self.pad_block(b, written / spp * spp, Source::Gc, ops);
-            }
-        }
-        let block = match self.gc_open[die as usize] {
-            Some(b) => b,
-            None => {
-                let b = self.take_free(die, BlockState::OpenGc, CellMode::Native);
-                self.gc_open[die as usize] = Some(b);
-                b
-            }
-        };
-        let offset = self.blocks[block as usize].written;
-        let old = self.lookup(lpn);
-        let new = self.place(lpn, k, block, offset);
-        if let (Some(p), Some(old)) = (&mut self.payload, old) {
-            p[new as usize] = p[old as usize];
-        }
-        // Program every unit this entry completed.
-        let mut end = (offset / spp + 1) * spp;
-        while end <= offset + k {
-            let mode = CellMode::Native;
-            ops.push(FlashOp::Program { block, offset: end - spp, slots: spp, source: Source::Gc, mode });
-            end += spp;
-        }
-        self.close_if_full(block);
-    }
-
     /// Check the map's invariants; used by tests. Returns a description of the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.blocks.len()];
@@ -767,17 +473,6 @@ impl Ftl {
         Ok(())
     }
 
-    /// (min, max, mean) erase count over all blocks.
-    pub fn erase_counts(&self) -> (u32, u32, f64) {
-        let (mut lo, mut hi, mut sum) = (u32::MAX, 0, 0u64);
-        for b in &self.blocks {
-            lo = lo.min(b.erase_count);
-            hi = hi.max(b.erase_count);
-            sum += u64::from(b.erase_count);
-        }
-        (lo, hi, sum as f64 / self.blocks.len() as f64)
-    }
-
     pub fn free_blocks(&self) -> usize {
         self.free.iter().map(|f| f.len()).sum()
     }
@@ -785,31 +480,3 @@ impl Ftl {
 
 #[cfg(test)]
 mod tests;
-
-/// Mark `factory_bad_block_pct` of each die's blocks bad, chosen by the drive's bad-block seed, and take
-/// them out of the free pools. Returns how many were marked.
-fn mark_factory_bad_blocks(
-    cfg: &FtlConfig,
-    geo: &Geometry,
-    blocks: &mut [BlockInfo],
-    free: &mut [VecDeque<u32>],
-) -> u64 {
-    use rand::RngExt;
-    let per_die = (f64::from(geo.blocks_per_die) * cfg.factory_bad_block_pct / 100.0).round() as u32;
-    if per_die == 0 {
-        return 0;
-    }
-    for die in 0..geo.dies {
-        let mut rng = crate::engine::stream(cfg.bad_block_seed, 0xBAD0_0000 + u64::from(die));
-        let mut marked = 0;
-        while marked < per_die {
-            let b = die * geo.blocks_per_die + rng.random_range(0..geo.blocks_per_die);
-            if blocks[b as usize].state != BlockState::Bad {
-                blocks[b as usize].state = BlockState::Bad;
-                marked += 1;
-            }
-        }
-        free[die as usize].retain(|&b| blocks[b as usize].state != BlockState::Bad);
-    }
-    u64::from(per_die) * u64::from(geo.dies)
-}
