@@ -152,6 +152,8 @@ pub struct Ftl {
     host_units: Vec<Option<HostUnit>>,
     /// The die host data goes to now; it moves on each time a program unit completes.
     cur_die: u32,
+    /// Valid slots on each die.
+    die_valid: Vec<u64>,
     next_idle_die: u32,
     mapped: u64,
     slc_valid: u64,
@@ -198,6 +200,7 @@ impl Ftl {
             slc_closed: vec![0; geo.dies as usize],
             host_units: vec![None; geo.dies as usize],
             cur_die: 0,
+            die_valid: vec![0; geo.dies as usize],
             next_idle_die: 0,
             mapped: 0,
             slc_valid: 0,
@@ -314,7 +317,7 @@ impl Ftl {
             completed = true;
         }
         if completed {
-            self.cur_die = (self.cur_die + 1) % self.geo.dies;
+            self.cur_die = self.next_host_die();
         }
         self.close_if_full(block);
         Ok(ppn)
@@ -341,9 +344,23 @@ impl Ftl {
         }
     }
 
+    /// The die for the next host unit: the next in turn, passing over any die holding more than a block
+    /// of valid data above the emptiest. (Overwrites invalidate data on random dies; without this a die can
+    /// fill with valid data while the others have room.)
+    fn next_host_die(&self) -> u32 {
+        let least = self.die_valid.iter().copied().min().unwrap_or(0);
+        let limit = least + u64::from(self.geo.slots_per_block());
+        (1..=self.geo.dies)
+            .map(|i| (self.cur_die + i) % self.geo.dies)
+            .find(|&d| self.die_valid[d as usize] <= limit)
+            .unwrap_or((self.cur_die + 1) % self.geo.dies)
+    }
+
     #[inline]
     fn invalidate(&mut self, ppn: Ppn, k: u32) {
-        let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
+        let block = self.geo.block_of(ppn);
+        self.die_valid[self.geo.die_of_block(block) as usize] -= u64::from(k);
+        let b = &mut self.blocks[block as usize];
         b.valid -= k;
         if b.mode == CellMode::Slc {
             self.slc_valid -= u64::from(k);
@@ -362,6 +379,7 @@ impl Ftl {
         if let Some(size) = self.sizes.get_mut(lpn as usize) {
             *size = k as u8;
         }
+        self.die_valid[self.geo.die_of_block(block) as usize] += u64::from(k);
         let b = &mut self.blocks[block as usize];
         self.reverse[block as usize].push(lpn, k as u8, b.written);
         b.written += k;
