@@ -136,8 +136,8 @@ pub struct Nand {
     die_ops: Vec<DieOps>,
     /// Without: each die's last program/erase interval, to count reads that wait behind one.
     last_long: Vec<(Ns, Ns)>,
-    /// With suspension or read priority on: each channel's busy intervals, so a transfer can use the idle
-    /// time before one reserved for later (a GC program's data-in waits for its GC reads).
+    /// Each channel's busy intervals, so a transfer can use the idle time before one reserved for later
+    /// (a GC program's data-in waits for its GC reads; a host read's data-out need not).
     channel_gaps: Vec<GapTimeline>,
 }
 
@@ -148,11 +148,7 @@ impl Nand {
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
             last_long: vec![(0, 0); geo.dies as usize],
-            channel_gaps: if policy.tracks() {
-                vec![GapTimeline::default(); geo.channels as usize]
-            } else {
-                Vec::new()
-            },
+            channel_gaps: vec![GapTimeline::default(); geo.channels as usize],
             policy,
             dies: vec![Timeline::default(); geo.dies as usize],
             channels: vec![Timeline::default(); geo.channels as usize],
@@ -228,9 +224,6 @@ impl Nand {
 
     #[inline]
     fn channel_reserve(&mut self, ch: usize, ready: Ns, dur: Ns) -> (Ns, Ns) {
-        if self.channel_gaps.is_empty() {
-            return self.channels[ch].reserve(ready, dur);
-        }
         let (start, end) = self.channel_gaps[ch].reserve(ready, dur);
         let tl = &mut self.channels[ch];
         tl.free_at = tl.free_at.max(end);
@@ -256,18 +249,12 @@ impl Nand {
     pub fn program(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> Ns {
         let ch = self.geo.channel_of(die) as usize;
         let bus = self.timing.bus_ns(bytes);
-        // Tracking dies (suspension / read priority): the data goes in just before the die can start the
-        // program (cache program overlaps it with the die's previous operation), not as soon as it is
-        // ready, so a burst of GC programs does not hold the channel for all of them at once.
+        // The data goes in just before the die can start the program (cache program overlaps it with the
+        // die's previous operation; without it the page register is busy until the die is done), not as
+        // soon as it is ready, so a burst of GC programs does not hold the channel for all of them at once.
         let die_free = self.dies[die as usize].free_at;
-        let ready = if !self.timing.cache_program {
-            // no cache program: the page register is busy until the die is done
-            ready.max(die_free)
-        } else if self.channel_gaps.is_empty() {
-            ready
-        } else {
-            ready.max(die_free.saturating_sub(bus))
-        };
+        let load_from = if self.timing.cache_program { die_free.saturating_sub(bus) } else { die_free };
+        let ready = ready.max(load_from);
         let (_, loaded) = self.channel_reserve(ch, ready, bus);
         let dur = self.timing.command + self.timing.program_ns(page, mode);
         let (_, done) = self.die_reserve(die, loaded, dur, OpKind::Program);
