@@ -228,9 +228,11 @@ impl MapCache {
         }
     }
 
+    /// A map page read on behalf of a host command: like the host's own reads it may suspend a program
+    /// or erase (with `[nand.suspension]` on) rather than wait behind it.
     fn read_from_nand(&mut self, t: Ns, mp: u32, nand: &mut Nand, c: &mut ControllerCounters) -> Ns {
         c.map_pages_read += 1;
-        nand.read(mp % self.dies, t, 0, CellMode::Slc, 1, self.page_bytes)
+        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 1, self.page_bytes)
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.
