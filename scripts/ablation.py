@@ -405,9 +405,9 @@ def findings(
         worst = max(by[n][1]["mix max us"] for n in flat)
         notes.append(
             f"{' / '.join(flat)}: the mix's maximum read latency stays at {worst / 1e3:.1f} ms "
-            f"(baseline {base['mix max us'] / 1e3:.1f} ms). With the map in HMB a read that misses the map "
-            "cache first needs a NAND map-page read, and map reads never suspend (nand/mod.rs), so they "
-            "wait behind erases and GC."
+            f"(baseline {base['mix max us'] / 1e3:.1f} ms). Suspension only interrupts the program or erase "
+            "running when a read arrives; a read behind a queue of paced-GC work on its die still waits for "
+            "the queue. With read priority as well, reads go ahead of queued work (next row)."
         )
     odd = [
         n
