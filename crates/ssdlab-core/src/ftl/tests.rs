@@ -110,7 +110,11 @@ fn ops(max_lpn: u32) -> impl Strategy<Value = Vec<Op>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // A fixed seed keeps `cargo test` deterministic; explore further with e.g. PROPTEST_CASES=20000.
+    #![proptest_config(ProptestConfig {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x55D1AB),
+        ..ProptestConfig::with_cases(64)
+    })]
     #[test]
     fn map_stays_consistent_and_reads_return_the_last_write(
         script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32, compressed: bool,
