@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 import ssdlab
+
+# Property tests draw the same examples on every run, so the suite is deterministic like the engine;
+# HYPOTHESIS_PROFILE=explore draws new ones.
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: A 16 GB drive: same hardware parameters as the preset, a small mapping table, fast to build.
 SMALL = {"ftl.user_capacity_gb": 16}
