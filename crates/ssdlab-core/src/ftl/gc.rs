@@ -35,10 +35,14 @@ impl Ftl {
     pub(super) fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
         let mut collected = false;
         while self.free[die as usize].len() <= self.gc_threshold {
+            if self.free[die as usize].is_empty() {
+                // nothing left even for the GC frontier (blocks retired at their P/E limit)
+                return Err(FtlError::OutOfSpace { die });
+            }
             if self.gc_jobs[die as usize].is_some() {
                 self.step_gc_job(die, u64::MAX, ops);
             } else {
-                let victim = self.gc_victim(die).filter(|_| !self.free[die as usize].is_empty());
+                let victim = self.gc_victim(die);
                 self.relocate(victim.ok_or(FtlError::OutOfSpace { die })?, ops);
             }
             collected = true;
