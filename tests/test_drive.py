@@ -145,3 +145,19 @@ def test_progress_is_reported(small_bg4: Drive) -> None:
     small_bg4.run(Workload(rw="write", bs="4k", iodepth=32, size="1g"), progress=seen.append)
     assert seen and seen[-1] == 1.0
     assert all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_sanitize_empties_the_map_and_keeps_wear_and_time() -> None:
+    drive = Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+    drive.run(Workload(rw="write", bs="1m", iodepth=8, size="1g"))
+    before, t0 = drive.counters(), drive.now_s
+    drive.sanitize()
+    after = drive.counters()
+    assert after["mapped_bytes"] == 0.0
+    assert after["nand_blocks_erased"] > before["nand_blocks_erased"]
+    assert after["pe_cycles_mean"] > before["pe_cycles_mean"]
+    assert after["host_write_bytes"] == before["host_write_bytes"]  # counters carry on
+    assert drive.now_s > t0 + 0.01  # the erases take their time (10 ms each per die)
+    # reads now touch no flash
+    res = drive.run(Workload(rw="randread", size="1g", io_size="4m"))
+    assert res.counters["nand_pages_read"] == 0 and res.counters["unmapped_reads"] == 1024

@@ -115,6 +115,25 @@ class Drive:
         """Deallocate ``length`` bytes from ``offset`` (rounded inward to whole 4 KiB pages)."""
         self._drive.trim(parse_size(offset, "offset"), parse_size(length, "length"))
 
+    def sanitize(self) -> None:
+        """Sanitize the drive (NVMe block erase): erase every block that holds data and empty the map.
+
+        Unlike :func:`ssdlab.precondition.purge` (a new drive from the same config), wear, counters and
+        the clock carry on, and the erases take their time.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+        >>> _ = drive.run(ssdlab.Workload(rw="write", bs="1m", iodepth=8, size="1g"))
+        >>> before = drive.counters()
+        >>> drive.sanitize()
+        >>> after = drive.counters()
+        >>> after["mapped_bytes"], after["nand_blocks_erased"] > before["nand_blocks_erased"]
+        (0.0, True)
+        """
+        self._drive.sanitize()
+
     def clone(self) -> Drive:
         """An independent copy with the same state."""
         return Drive(self._drive.clone())

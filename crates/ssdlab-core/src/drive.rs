@@ -116,6 +116,14 @@ impl Drive {
         Ok(())
     }
 
+    /// Sanitize (NVMe Sanitize, block erase): erase every block that holds data and empty the map, taking
+    /// the erase time; wear, counters and the clock carry on (unlike building a new drive).
+    pub fn sanitize(&mut self) {
+        self.background_until(self.now);
+        self.now = self.ctl.sanitize(self.now, &self.cfg);
+        self.host_busy_until = self.now;
+    }
+
     /// Every cumulative counter since the drive was made, by name.
     pub fn counters(&self) -> Vec<(&'static str, f64)> {
         let c = &self.ctl.counters;

@@ -95,3 +95,39 @@ fn static_wear_levelling_bounds_the_erase_count_spread() {
     // Levelling acts when GC runs, so the spread can overshoot the threshold by a few cycles.
     assert!(on <= 8.0 + 4.0, "with a threshold of 8 the spread stays near it: {on}");
 }
+
+#[test]
+fn sanitize_erases_every_written_block_keeps_the_wear_and_takes_the_erase_time() {
+    let mut d = small(&[]);
+    let cap = d.capacity_bytes();
+    fill(&mut d, cap);
+    random_writes(&mut d, cap, 0, 0).unwrap();
+    let ftl = &d.controller().ftl;
+    let blocks = ftl.geometry().blocks();
+    let written: Vec<u32> = (0..blocks).filter(|&b| ftl.block(b).written > 0).collect();
+    let wear_before: u64 = (0..blocks).map(|b| u64::from(ftl.block(b).erase_count)).sum();
+    let busy_dies_done = d.controller().nand.idle_at();
+    let before = d.counters();
+    let (t0, erased0) = (d.now_ns(), before.iter().find(|(k, _)| *k == "nand_blocks_erased").unwrap().1);
+
+    d.sanitize();
+
+    let ftl = &d.controller().ftl;
+    assert_eq!(ftl.mapped_lpns(), 0);
+    ftl.check_invariants().unwrap();
+    let wear_after: u64 = (0..blocks).map(|b| u64::from(ftl.block(b).erase_count)).sum();
+    assert!(wear_after >= wear_before + written.len() as u64, "wear is kept and every written block erased");
+    let erased = d.counters().iter().find(|(k, _)| *k == "nand_blocks_erased").unwrap().1;
+    assert!(erased - erased0 >= written.len() as f64);
+    // each die erases its written blocks one after another, from no earlier than the sanitize
+    let geo = *d.controller().ftl.geometry();
+    let busiest =
+        (0..geo.dies).map(|die| written.iter().filter(|&&b| geo.die_of_block(b) == die).count()).max();
+    let tbers = (d.config().nand.tBERS_ms * 1e6) as u64;
+    assert!(d.now_ns() >= t0 + busiest.unwrap() as u64 * tbers, "erases take time");
+    assert!(d.now_ns() >= busy_dies_done);
+    assert!(d.counters().iter().any(|(k, v)| *k == "host_write_bytes" && *v > 0.0), "counters carry on");
+    // and the drive is as good as new to write again
+    fill(&mut d, cap);
+    assert_eq!(d.controller().ftl.mapped_lpns(), cap / 4096 / 32 * 32);
+}

@@ -109,6 +109,13 @@ impl NativeDrive {
         guarded(|| self.drive.trim(offset, length))?.map_err(|e| to_py(py, e))
     }
 
+    /// Sanitize (block erase): erase every block holding data, empty the map; wear, counters and the clock
+    /// carry on. Releases the GIL while the erases are scheduled.
+    fn sanitize(&mut self, py: Python<'_>) -> PyResult<()> {
+        let drive = &mut self.drive;
+        py.detach(|| guarded(|| drive.sanitize()))
+    }
+
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
     fn clone_drive(&self) -> NativeDrive {

@@ -197,6 +197,18 @@ impl Controller {
         self.engine[which]
     }
 
+    /// Sanitize from `now` (see [`Ftl::sanitize`]): the map cache and write buffer start empty too.
+    /// Returns when the last erase is done.
+    pub fn sanitize(&mut self, now: Ns, cfg: &DriveConfig) -> Ns {
+        self.ftl.sanitize(&mut self.ops);
+        self.schedule(now);
+        self.in_flight.clear();
+        self.buffer =
+            WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(self.nand.geo.slot_bytes));
+        self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
+        self.nand.idle_at().max(now)
+    }
+
     /// Deallocate `n` LPNs from `lpn`.
     pub fn trim(&mut self, now: Ns, lpn: Lpn, n: u32) -> Ns {
         for k in 0..n {

@@ -334,6 +334,45 @@ impl Ftl {
         self.close_if_full(block);
     }
 
+    /// Sanitize (NVMe block erase): every block holding data is erased and the map emptied; wear (P/E
+    /// counts, bad blocks) stays. The erases are appended to `ops`.
+    pub fn sanitize(&mut self, ops: &mut Vec<FlashOp>) {
+        self.l2p.fill(0);
+        self.sizes.fill(0);
+        if let Some(p) = &mut self.payload {
+            p.fill(0);
+        }
+        (self.mapped, self.slc_valid) = (0, 0);
+        self.die_valid.fill(0);
+        self.host_units.fill(None);
+        self.host_open.fill([None, None]);
+        self.gc_open.fill(None);
+        self.gc_jobs.fill(None);
+        self.slc_closed.fill(0);
+        for die in 0..self.geo.dies {
+            self.free[die as usize].clear();
+            for block in self.die_blocks(die) {
+                let b = &mut self.blocks[block as usize];
+                if b.state == BlockState::Bad {
+                    continue;
+                }
+                if b.state != BlockState::Free || b.written > 0 {
+                    ops.push(FlashOp::Erase { block });
+                    b.erase_count += 1;
+                    self.reverse[block as usize] = ReverseMap::default();
+                }
+                (b.valid, b.written, b.mode) = (0, 0, CellMode::Native);
+                if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
+                    b.state = BlockState::Bad;
+                    self.counters.grown_bad_blocks += 1;
+                } else {
+                    b.state = BlockState::Free;
+                    self.free[die as usize].push_back(block);
+                }
+            }
+        }
+    }
+
     /// Deallocate `lpn` (TRIM / NVMe Deallocate).
     pub fn trim(&mut self, lpn: Lpn) {
         if let Some(old) = self.lookup(lpn) {
