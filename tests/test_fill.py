@@ -45,17 +45,17 @@ def test_fill_points_are_1gb_of_host_data_each(filled: tuple[ssdlab.Drive, fill.
     assert sum(p.chunk_bytes for p in res.points) == drive.capacity_bytes == res.points[-1].host_bytes
     for p in res.points[:-1]:
         assert abs(p.chunk_bytes - GB) <= 128 << 10
-    # Erased first: the fill wrote exactly the capacity, and the drive is full afterwards.
-    c = drive.counters()
-    assert c["host_write_bytes"] == drive.capacity_bytes == c["mapped_bytes"]
+    # Erased first (the fragmented data is gone): the fill wrote exactly the capacity and the drive is full.
+    assert res.counters["host_write_bytes"] == drive.capacity_bytes == drive.counters()["mapped_bytes"]
     assert res.points[-1].fill_end == 1.0
 
 
 def test_average_is_total_bytes_over_total_time(filled: tuple[ssdlab.Drive, fill.FillResult]) -> None:
     drive, res = filled
-    # The purge reset the clock: the drive's own time is the fill's.
-    assert res.average_mbps == pytest.approx(drive.capacity_bytes / 1e6 / drive.now_s, rel=1e-12)
-    assert res.total_s == pytest.approx(drive.now_s, rel=1e-12)
+    # The fill's time is its points' time, and the drive's clock ends with the fill.
+    assert res.total_s == pytest.approx(sum(p.elapsed_s for p in res.points), rel=1e-12)
+    assert res.average_mbps == pytest.approx(drive.capacity_bytes / 1e6 / res.total_s, rel=1e-12)
+    assert 0 < res.total_s < drive.now_s
     for p in res.points:
         assert p.mbps == pytest.approx(p.chunk_bytes / 1e6 / p.elapsed_s)
     # 16 points: the last 16 GB are the whole drive.

@@ -171,19 +171,27 @@ def test_trim_all_unmaps_everything(drive: ssdlab.Drive) -> None:
     assert phase.counters["trimmed_pages"] == drive.capacity_bytes // 4096
 
 
-def test_purge_resets_state_and_keeps_the_config(drive: ssdlab.Drive) -> None:
+def test_purge_sanitizes_in_place_keeping_wear_counters_and_time(drive: ssdlab.Drive) -> None:
     config = drive.config_toml()
     precondition.random_fragment(drive, bytes="512m")
-    assert drive.counters()["host_write_bytes"] > 0
+    before, t0 = drive.counters(), drive.now_s
     assert precondition.purge(drive) is drive
     c = drive.counters()
+    assert c["mapped_bytes"] == 0.0 and drive.config_toml() == config
+    assert c["host_write_bytes"] == before["host_write_bytes"]
+    assert c["nand_blocks_erased"] > before["nand_blocks_erased"] and drive.now_s > t0
+
+
+def test_fresh_is_indistinguishable_from_new(drive: ssdlab.Drive) -> None:
+    precondition.random_fragment(drive, bytes="512m")
+    assert precondition.fresh(drive) is drive
+    c = drive.counters()
     assert c["host_write_bytes"] == c["mapped_bytes"] == c["nand_pages_programmed"] == 0.0
-    assert drive.now_s == 0.0 and drive.config_toml() == config
-    # Purged is indistinguishable from new: the same workload gives the same counters.
+    assert drive.now_s == 0.0
+    # the same workload gives the same counters as on a new drive
     w = ssdlab.Workload(rw="randwrite", bs="4k", iodepth=32, size="1g", runtime="20ms", seed=9)
     new = ssdlab.Drive.from_preset("bg4-1tb", set=SMALL)
     assert drive.run(w).counters == new.run(w).counters
-    assert precondition.fresh(drive).counters()["host_write_bytes"] == 0.0
 
 
 def test_preconditioned_state_can_be_cloned_and_reused(drive: ssdlab.Drive) -> None:

@@ -6,9 +6,9 @@ first to keep the original: a preconditioned state can be cloned and reused by s
 functions return a :class:`Phase` with what they did (host bytes, simulated time, the change in the drive's
 counters) and take an optional ``progress(fraction_done, what)`` hook like the suites.
 
-Purge is done on the Python side for now: the drive is rebuilt from its own full config TOML, which resets
-the mapping, the blocks, the counters *and* the clock and the P/E counts. A real sanitize/format keeps the
-wear and the time; the native core should offer that (see :func:`purge`).
+Purge is an NVMe sanitize (:meth:`ssdlab.Drive.sanitize`): every written block is erased and the map
+emptied, while wear, counters and the clock carry on, as on a real drive. :func:`fresh` instead builds a new
+drive from the same config: fresh out of the box, counters and clock at zero.
 
 Examples
 --------
@@ -134,11 +134,10 @@ def write_span(
 
 
 def purge(drive: Drive, progress: Progress | None = None) -> Drive:
-    """Reset ``drive`` to fresh-out-of-box, keeping its configuration (SNIA PTS "purge"; a secure erase).
+    """SNIA PTS purge: sanitize ``drive`` (block erase) in place. Returns the same ``drive`` object.
 
-    Done by rebuilding the native drive from :meth:`ssdlab.Drive.config_toml`: every mapping, block, counter
-    and the clock go back to zero. (A real sanitize keeps P/E counts and time; that needs the native core.)
-    Returns the same ``drive`` object.
+    Every block holding data is erased (taking its erase time) and the map emptied; wear, counters and the
+    clock carry on.
 
     Examples
     --------
@@ -146,30 +145,38 @@ def purge(drive: Drive, progress: Progress | None = None) -> Drive:
     >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
     >>> _ = drive.run(ssdlab.Workload(rw="randwrite", size="256m", iodepth=8))
     >>> c = purge(drive).counters()
-    >>> c["host_write_bytes"], c["mapped_bytes"], drive.now_s
-    (0.0, 0.0, 0.0)
+    >>> c["mapped_bytes"], c["host_write_bytes"] > 0
+    (0.0, True)
     """
     if progress is not None:
         progress(0.0, "purge")
-    # The config TOML is complete (every field is required), so no overrides are needed to rebuild it.
-    drive._drive = NativeDrive(drive.config_toml(), [])
+    drive.sanitize()
     if progress is not None:
         progress(1.0, "purge")
     return drive
 
 
 def fresh(drive: Drive, progress: Progress | None = None) -> Drive:
-    """Fresh-out-of-box (FOB) state: nothing mapped, every block erased. The same as :func:`purge`.
+    """Fresh-out-of-box (FOB): ``drive`` becomes a new drive of the same config, in place.
+
+    Nothing mapped, every block erased, no wear; counters and the clock back to zero.
 
     Examples
     --------
     >>> import ssdlab
     >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
     >>> _ = sequential_fill(drive)
-    >>> fresh(drive).counters()["mapped_bytes"]
-    0.0
+    >>> c = fresh(drive).counters()
+    >>> c["mapped_bytes"], c["host_write_bytes"], drive.now_s
+    (0.0, 0.0, 0.0)
     """
-    return purge(drive, progress)
+    if progress is not None:
+        progress(0.0, "fresh")
+    # The config TOML is complete (every field is required), so no overrides are needed to rebuild it.
+    drive._drive = NativeDrive(drive.config_toml(), [])
+    if progress is not None:
+        progress(1.0, "fresh")
+    return drive
 
 
 def sequential_fill(
