@@ -170,19 +170,8 @@ impl Ftl {
             return;
         }
         self.counters.gc_blocks_erased += 1;
-        let b = &mut self.blocks[victim as usize];
-        debug_assert_eq!(b.valid, 0);
-        b.written = 0;
-        b.erase_count += 1;
-        b.mode = CellMode::Native;
-        ops.push(FlashOp::Erase { block: victim });
-        if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
-            b.state = BlockState::Bad;
-            self.counters.grown_bad_blocks += 1;
-        } else {
-            b.state = BlockState::Free;
-            self.free[die as usize].push_back(victim);
-        }
+        debug_assert_eq!(self.blocks[victim as usize].valid, 0);
+        self.erase(victim, ops);
     }
 
     pub(super) fn gc_write(&mut self, die: u32, lpn: Lpn, k: u32, ops: &mut Vec<FlashOp>) {

@@ -357,19 +357,27 @@ impl Ftl {
                     continue;
                 }
                 if b.state != BlockState::Free || b.written > 0 {
-                    ops.push(FlashOp::Erase { block });
-                    b.erase_count += 1;
-                    self.reverse[block as usize] = ReverseMap::default();
-                }
-                (b.valid, b.written, b.mode) = (0, 0, CellMode::Native);
-                if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
-                    b.state = BlockState::Bad;
-                    self.counters.grown_bad_blocks += 1;
+                    self.erase(block, ops);
                 } else {
-                    b.state = BlockState::Free;
                     self.free[die as usize].push_back(block);
                 }
             }
+        }
+    }
+
+    /// Erase `block`: it rejoins its die's free pool, or retires as a grown bad block at its P/E limit.
+    fn erase(&mut self, block: u32, ops: &mut Vec<FlashOp>) {
+        ops.push(FlashOp::Erase { block });
+        self.reverse[block as usize] = ReverseMap::default();
+        let b = &mut self.blocks[block as usize];
+        (b.valid, b.written, b.mode) = (0, 0, CellMode::Native);
+        b.erase_count += 1;
+        if self.pe_cycle_limit > 0 && b.erase_count >= self.pe_cycle_limit {
+            b.state = BlockState::Bad;
+            self.counters.grown_bad_blocks += 1;
+        } else {
+            b.state = BlockState::Free;
+            self.free[self.geo.die_of_block(block) as usize].push_back(block);
         }
     }
 

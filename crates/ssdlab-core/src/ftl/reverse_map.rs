@@ -21,9 +21,10 @@ impl Default for ReverseMap {
 }
 
 impl ReverseMap {
-    /// Record `lpn`, `k` slots long, as the next entry; `entries` is how many were recorded before.
+    /// Record `lpn`, `k` slots long, as the next entry; `slots_before` is how many slots the block had
+    /// filled before it (sizes the switch to dense arrays).
     #[inline]
-    pub fn push(&mut self, lpn: u32, k: u8, entries: u32) {
+    pub fn push(&mut self, lpn: u32, k: u8, slots_before: u32) {
         match self {
             ReverseMap::Runs(runs) => {
                 if let Some((first, n, size)) = runs.last_mut() {
@@ -32,8 +33,8 @@ impl ReverseMap {
                         return;
                     }
                 }
-                if runs.len() as u32 * 3 > entries + 16 {
-                    let mut lpns = Vec::with_capacity(entries as usize * 2);
+                if runs.len() as u32 * 3 > slots_before + 16 {
+                    let mut lpns = Vec::with_capacity(slots_before as usize * 2);
                     let mut sizes = Vec::new();
                     let sized = k != 1 || runs.iter().any(|r| r.2 != 1);
                     for &(first, n, size) in runs.iter() {
