@@ -252,7 +252,8 @@ impl Controller {
                     let first = geo.ppn(block, offset);
                     let ready = if source == Source::Gc { gc_read_done } else { now };
                     let page = geo.page_of(offset);
-                    let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
+                    // the whole unit crosses the bus, padding too; the buffer frees the data it held
+                    let bytes = u64::from(geo.slots_per_program(mode)) * u64::from(geo.slot_bytes);
                     let done = self.nand.program(die, ready, page, mode, bytes);
                     if source == Source::Host {
                         self.buffer.release_at(done, slots);

@@ -28,8 +28,7 @@ impl WriteBuffer {
                 break;
             }
             self.releases.pop();
-            // a padded unit frees more than its data took
-            self.used_slots = self.used_slots.saturating_sub(u64::from(n));
+            self.used_slots -= u64::from(n);
             t = t.max(at);
         }
         self.used_slots += u64::from(slots);

@@ -32,7 +32,8 @@ pub type Lpn = u32;
 pub enum FlashOp {
     /// Read `slots` 4 KiB slots from page index `page` of `block`, on `planes` planes at once.
     Read { block: u32, page: u32, planes: u32, slots: u32, mode: CellMode },
-    /// Program the unit of `slots` slots starting at `offset` in `block`.
+    /// Program the unit starting at `offset` in `block`, carrying `slots` slots of data (the rest of the
+    /// unit, if any, is padding).
     Program { block: u32, offset: u32, slots: u32, source: Source, mode: CellMode },
     /// Erase `block`.
     Erase { block: u32 },
@@ -306,8 +307,14 @@ impl Ftl {
         // Program every unit this entry completed (a compressed entry may spill into the die's next unit);
         // then stripe on to the next die.
         let spp = self.geo.slots_per_program(mode);
+        // a unit uses up its share of block space (an SLC-mode unit bits_per_cell times its data size)
+        let space = u64::from(spp) * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
         let mut completed = false;
-        while let Some(u) = self.host_units[die].as_mut().filter(|u| u.filled >= spp) {
+        while self.host_units[die].as_ref().is_some_and(|u| u.filled >= spp) {
+            // GC moves the unit's share of a victim first: host data waits for the work it causes, so the
+            // write buffer holds writes back while GC is behind.
+            self.pace_garbage_collection(die as u32, space, ops);
+            let u = self.host_units[die].as_mut().expect("checked above");
             ops.push(FlashOp::Program { block, offset: u.offset, slots: spp, source: Source::Host, mode });
             u.offset += spp;
             u.filled -= spp;
@@ -328,8 +335,8 @@ impl Ftl {
         let b = &mut self.blocks[block as usize];
         let (cap, mode) = (self.geo.capacity(b.mode), b.mode);
         self.counters.padded_slots += u64::from(cap - b.written);
+        let slots = b.written - unit_offset;
         b.written = cap;
-        let slots = self.geo.slots_per_program(mode);
         ops.push(FlashOp::Program { block, offset: unit_offset, slots, source, mode });
         self.close_if_full(block);
     }
@@ -473,9 +480,6 @@ impl Ftl {
                 self.relocate(victim, ops);
             }
         }
-        // an SLC-mode unit uses up a block bits_per_cell times faster than its data size says
-        let space = unit * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
-        self.pace_garbage_collection(die, space, ops);
         let block = match self.host_open[die as usize][mode_index(mode)] {
             Some(b) => b,
             None => {
