@@ -205,3 +205,30 @@ fn paced_gc_keeps_steady_random_writes_within_the_write_buffer_drain_time() {
         drain_ns / 1e6
     );
 }
+
+#[test]
+fn in_gc_steady_state_the_async_bus_slows_writes_as_gc_data_crosses_it_twice() {
+    // Fresh, both V300s are program-bound (16 dies x 16 KiB per 1.3 ms ~ 200 MB/s; the async channels
+    // carry 400 MB/s). Under GC each host unit brings WAF - 1 units read out and programmed back in, so the
+    // bus carries ~2 WAF units per host unit and the 50 MT/s channels come close to the dies' limit.
+    let steady = |variant: &str| {
+        let mut d = v300(variant, &[]);
+        let fresh = seq_write(&mut d, 2 << 30, 0).bandwidth_mbps();
+        let cap = d.capacity_bytes();
+        fill(&mut d, cap);
+        let w = |secs: u64| Workload {
+            rw: Rw::RandWrite,
+            iodepth: 32,
+            runtime_ns: secs * SEC,
+            time_based: true,
+            ..Workload::default()
+        };
+        run(&mut d, w(60));
+        let r = run(&mut d, w(20));
+        (fresh, r.bandwidth_mbps(), r.counter("waf"))
+    };
+    let (s, a) = (steady("s"), steady("a"));
+    assert!((a.0 / s.0 - 1.0).abs() < 0.01, "fresh: async {:.0} vs sync {:.0} MB/s", a.0, s.0);
+    assert!(a.2 > 2.5 && s.2 > 2.5, "in GC steady state (WAF {:.1} / {:.1})", a.2, s.2);
+    assert!(a.1 < 0.9 * s.1, "steady: async {:.1} vs sync {:.1} MB/s", a.1, s.1);
+}
