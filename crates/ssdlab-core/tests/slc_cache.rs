@@ -112,3 +112,78 @@ fn post_cache_fold_keeps_writing_through_slc() {
     assert_eq!(fold.counter("slc_bytes_written"), (12u64 << 30) as f64, "every host byte lands in SLC first");
     assert!(fold.bandwidth_mbps() < direct.bandwidth_mbps(), "writing while folding is the slowest regime");
 }
+
+/// bc501a-128gb scaled to 20 GB (200 blocks per plane instead of 1214), a fast bus so that the dies set
+/// every pace, and a 0.5 GB static cache (the spare area of the small drive holds little more).
+fn small_bc501a() -> Drive {
+    drive(
+        "bc501a-128gb",
+        &[
+            ("ftl.user_capacity_gb", "20"),
+            ("nand.blocks_per_plane", "200"),
+            ("ftl.slc_cache.static_gb", "0.5"),
+            ("nand.bus_mts", "3200"),
+            (NO_IDLE_FOLD.0, NO_IDLE_FOLD.1),
+        ],
+    )
+}
+
+#[test]
+fn fill_dependent_fold_policy_gives_five_levels_each_at_its_program_bound() {
+    let mut d = small_bc501a();
+    let cfg = d.config().clone();
+    let (n, s) = (&cfg.nand, &cfg.ftl.slc_cache);
+    let cap = d.capacity_bytes();
+    let dies = f64::from(n.channels * n.dies_per_channel);
+    let plane_bytes = f64::from(n.planes_per_die * n.page_size_kib * 1024);
+    let op = |us: f64| (us_to_ns(us) + n.command_overhead_ns) as f64 / 1e9; // one array operation, s
+                                                                            // per die: an SLC unit is one page per plane, a TLC unit three; bytes per second over all dies
+    let slc = dies * plane_bytes / op(n.slc_tPROG_us);
+    let tlc = dies * 3.0 * plane_bytes / op(n.tPROG_us[0]);
+    // interleaved: each die programs 3 SLC units, reads them back (one multi-plane read each) and
+    // programs them as one TLC unit
+    let interleaved =
+        dies * 3.0 * plane_bytes / (3.0 * op(n.slc_tPROG_us) + 3.0 * op(n.slc_tR_us) + op(n.tPROG_us[0]));
+    // whole blocks: while one die folds an SLC block (D bytes) the small write buffer fills and every
+    // die waits, so per D of host data: writing it in SLC (all dies) + folding it on one die
+    let slc_pages = f64::from(n.pages_per_block / 3);
+    let block = slc_pages * plane_bytes;
+    let fold = slc_pages * op(n.slc_tR_us) + slc_pages / 3.0 * op(n.tPROG_us[0]);
+    let whole = 1.0 / (1.0 / slc + fold / block);
+    let unit = 2.0 * plane_bytes;
+
+    // the fill in pieces: each ends where the budget formula or a fill threshold says the policy changes
+    let static_end = (s.static_gb * 1e9) as u64 / (128 << 10) * (128 << 10);
+    let at = |fill: f64| (fill * cap as f64) as u64 / (128 << 10) * (128 << 10);
+    let (interleave_from, whole_from) = (at(s.fold_above_fill), at(s.fold_whole_blocks_above_fill));
+    let pieces = [
+        ("SLC", 0, static_end, slc),
+        ("direct TLC", static_end, interleave_from, tlc),
+        ("SLC + interleaved folding", interleave_from, whole_from, interleaved),
+        ("SLC + whole-block folding", whole_from, at(0.8), whole),
+    ];
+    let mut levels = Vec::new();
+    for (name, from, to, want) in pieces {
+        let r = seq_write(&mut d, from, to - from);
+        let got = r.bandwidth_mbps() * 1e6;
+        assert!((got / want - 1.0).abs() < 0.08, "{name}: {:.0} MB/s, derived {:.0}", got / 1e6, want / 1e6);
+        let (in_slc, folded) = (r.counter("slc_bytes_written"), r.counter("folded_bytes"));
+        let size = (to - from) as f64;
+        match name {
+            "SLC" => assert!(in_slc >= size - unit && folded == 0.0, "{name}: {in_slc} in SLC"),
+            "direct TLC" => assert!(in_slc <= unit, "{name}: {in_slc} bytes in SLC"),
+            // through SLC (but the TLC unit open when the threshold was crossed), as much folded as
+            // written (to within a block per die)
+            _ => {
+                assert!(in_slc >= size - 3.0 * unit, "{name}: {in_slc} of {size} through SLC");
+                assert!((folded - size).abs() <= dies * block, "{name}: folded {folded} of {size}");
+            }
+        }
+        levels.push(got);
+    }
+    // the last level: free blocks run short near the end, GC folds SLC blocks too (greedy: the emptiest)
+    let r = seq_write(&mut d, at(0.8), cap - at(0.8));
+    levels.push(r.bandwidth_mbps() * 1e6);
+    assert!(r.counter("gc_blocks_erased") > 0.0, "GC under free-block pressure at the end");
+    assert!(levels[..4].windows(2).all(|w| w[1] < 0.85 * w[0]), "distinct, falling levels: {levels:?}");
+}

@@ -187,6 +187,11 @@ pub enum PostCache {
 ///
 /// Its size in host data is `static_gb + dynamic_fraction * unwritten user capacity / bits_per_cell`: it
 /// shrinks as the drive fills, down to the static part.
+///
+/// What host writes do once it is full is a firmware policy that may change with how full the drive is
+/// (fill = share of user capacity holding data): `post_cache` below `fold_above_fill`; from there on they
+/// keep going through SLC while the oldest SLC data is folded a program unit at a time between them; from
+/// `fold_whole_blocks_above_fill` on, a whole SLC block is folded at once and host writes wait behind it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlcCacheConfig {
@@ -195,9 +200,25 @@ pub struct SlcCacheConfig {
     pub static_gb: f64,
     /// Share of unwritten user capacity that may run in SLC mode (0..=1).
     pub dynamic_fraction: f64,
+    /// What host writes do past a full cache (below `fold_above_fill`): `direct` to native blocks, or
+    /// `fold` through SLC, a whole block folded at a time.
     pub post_cache: PostCache,
+    /// Fill (0..=1) from which host writes past a full cache go through SLC, each SLC program unit
+    /// folding one unit's worth of the oldest SLC data into native blocks, interleaved with host writes
+    /// (1 = never). Optional in a TOML file (default 1) so older drive files still load.
+    #[serde(default = "never")]
+    pub fold_above_fill: f64,
+    /// Fill (0..=1) from which host writes past a full cache go through SLC with a whole SLC block folded
+    /// at once, host writes waiting behind it, as `post_cache = "fold"` does at any fill (1 = never).
+    /// Optional in a TOML file (default 1).
+    #[serde(default = "never")]
+    pub fold_whole_blocks_above_fill: f64,
     /// Fold SLC data to native blocks when the host is idle, restoring the cache.
     pub idle_fold: bool,
+}
+
+fn never() -> f64 {
+    1.0
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

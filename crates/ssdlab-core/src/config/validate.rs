@@ -269,6 +269,13 @@ impl DriveConfig {
             ),
             f.slc_cache.static_gb,
         );
+        c.range_f("ftl.slc_cache.fold_above_fill", f.slc_cache.fold_above_fill, 0.0, 1.0);
+        c.range_f(
+            "ftl.slc_cache.fold_whole_blocks_above_fill",
+            f.slc_cache.fold_whole_blocks_above_fill,
+            0.0,
+            1.0,
+        );
         c.check(
             !z.enabled || n.planes_per_die * n.page_size_kib >= 8,
             "controller.compression.enabled",

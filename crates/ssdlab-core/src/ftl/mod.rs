@@ -17,10 +17,11 @@ mod reverse_map;
 mod slc;
 mod wear;
 
-use crate::config::{FtlConfig, GcPolicy, PostCache, SlcCacheConfig};
+use crate::config::{FtlConfig, GcPolicy, SlcCacheConfig};
 use crate::nand::{CellMode, Geometry, Ppn};
 use gc::{GcJob, GC_PACING_MARGIN};
 use reverse_map::ReverseMap;
+use slc::PostCacheNow;
 use std::collections::VecDeque;
 use wear::mark_factory_bad_blocks;
 
@@ -145,6 +146,8 @@ pub struct Ftl {
     gc_open: Vec<Option<u32>>,
     /// Per die, the victim foreground GC is moving little by little.
     gc_jobs: Vec<Option<GcJob>>,
+    /// Per die, the SLC block interleaved post-cache folding is moving out.
+    fold_jobs: Vec<Option<GcJob>>,
     /// Closed SLC-mode blocks per die (folding candidates).
     slc_closed: Vec<u32>,
     /// The program unit host writes are filling now.
@@ -198,6 +201,7 @@ impl Ftl {
             host_open: vec![[None, None]; geo.dies as usize],
             gc_open: vec![None; geo.dies as usize],
             gc_jobs: vec![None; geo.dies as usize],
+            fold_jobs: vec![None; geo.dies as usize],
             slc_closed: vec![0; geo.dies as usize],
             host_units: vec![None; geo.dies as usize],
             cur_die: 0,
@@ -355,6 +359,7 @@ impl Ftl {
         self.host_open.fill([None, None]);
         self.gc_open.fill(None);
         self.gc_jobs.fill(None);
+        self.fold_jobs.fill(None);
         self.slc_closed.fill(0);
         for die in 0..self.geo.dies {
             self.free[die as usize].clear();
@@ -467,16 +472,20 @@ impl Ftl {
         // deepen the deficit.
         let pressure = self.free[die as usize].len() <= self.gc_threshold + GC_PACING_MARGIN;
         let mode = match self.host_mode() {
-            CellMode::Slc if pressure && self.slc.post_cache == PostCache::Direct => CellMode::Native,
+            CellMode::Slc if pressure && self.post_cache() == PostCacheNow::Direct => CellMode::Native,
             mode => mode,
         };
-        // Post-cache folding: writing through a full cache means folding its oldest data to make room.
+        // Post-cache folding: writing through a full cache means folding SLC data to make room, a whole
+        // block at once (the host waits behind it) or, interleaved, a unit's worth before each host unit.
         // (In direct mode the cache shrinks by itself: GC under free-block pressure folds SLC blocks first,
         // as they hold the least valid data.)
         let unit = u64::from(self.geo.slots_per_program(mode));
         let room = !self.free[die as usize].is_empty();
-        if mode == CellMode::Slc && self.slc_valid + unit > self.slc_budget_slots() && room {
-            if let Some(victim) = self.slc_victim(die) {
+        let budget = self.slc_budget_slots();
+        if mode == CellMode::Slc && self.slc_valid + unit > budget && room {
+            if self.post_cache() == PostCacheNow::FoldInterleaved {
+                self.fold_interleaved(die, self.slc_valid + unit - budget, ops);
+            } else if let Some(victim) = self.slc_victim(die) {
                 self.relocate(victim, ops);
             }
         }

@@ -1,8 +1,19 @@
 //! The dynamic SLC cache: its budget, where host data goes, and which SLC blocks to fold.
 
-use super::{mode_index, BlockState, Ftl};
+use super::{mode_index, BlockState, FlashOp, Ftl};
 use crate::config::PostCache;
 use crate::nand::CellMode;
+
+/// What host writes past a full cache do at the drive's present fill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PostCacheNow {
+    /// Straight to native blocks.
+    Direct,
+    /// Through SLC, folding a program unit's worth of SLC data per host unit.
+    FoldInterleaved,
+    /// Through SLC, folding a whole SLC block at once when the cache is over its budget.
+    FoldWholeBlocks,
+}
 
 impl Ftl {
     /// Host data held in SLC-mode blocks, in slots.
@@ -21,13 +32,41 @@ impl Ftl {
             + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
     }
 
+    /// How host writes past a full cache are handled now, by `post_cache` and how full the drive is
+    /// (`fold_above_fill`, `fold_whole_blocks_above_fill`): a firmware policy keyed to the fill, not to time.
+    pub(super) fn post_cache(&self) -> PostCacheNow {
+        let fill = self.mapped as f64 / f64::from(self.user_lpns());
+        let past = |level: f64| level < 1.0 && fill >= level;
+        if self.slc.post_cache == PostCache::Fold || past(self.slc.fold_whole_blocks_above_fill) {
+            PostCacheNow::FoldWholeBlocks
+        } else if past(self.slc.fold_above_fill) {
+            PostCacheNow::FoldInterleaved
+        } else {
+            PostCacheNow::Direct
+        }
+    }
+
+    /// Interleaved folding on `die`: move about `quota` slots (whole SLC pages) of the SLC block being
+    /// folded there into native blocks, taking the die's emptiest closed SLC block when none is under way.
+    pub(super) fn fold_interleaved(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
+        let d = die as usize;
+        if self.fold_jobs[d].is_none() {
+            let Some(victim) = self.slc_victim(die) else { return };
+            self.fold_jobs[d] = Some(self.start_gc_job(victim));
+        }
+        // step_gc_job works on the die's GC job slot: lend it the fold job
+        std::mem::swap(&mut self.fold_jobs[d], &mut self.gc_jobs[d]);
+        self.step_gc_job(die, quota, ops);
+        std::mem::swap(&mut self.fold_jobs[d], &mut self.gc_jobs[d]);
+    }
+
     /// Where the next host program unit goes: SLC while the cache has room, else by the post-cache policy.
     pub(super) fn host_mode(&self) -> CellMode {
         if !self.slc.enabled {
             return CellMode::Native;
         }
         let unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
-        if self.slc_valid + unit <= self.slc_budget_slots() || self.slc.post_cache == PostCache::Fold {
+        if self.slc_valid + unit <= self.slc_budget_slots() || self.post_cache() != PostCacheNow::Direct {
             CellMode::Slc
         } else {
             CellMode::Native

@@ -3,7 +3,7 @@
 //! and every LPN reads back the tag of its last write.
 
 use super::*;
-use crate::config::{CellType, NandConfig};
+use crate::config::{CellType, NandConfig, PostCache};
 use proptest::prelude::*;
 
 /// A small FTL, small enough that GC runs often.
@@ -87,6 +87,8 @@ fn small_ftl(spec: Small) -> Ftl {
             static_gb: 0.0,
             dynamic_fraction: 0.5,
             post_cache: PostCache::Direct,
+            fold_above_fill: 1.0,
+            fold_whole_blocks_above_fill: 1.0,
             idle_fold: true,
         },
     };
