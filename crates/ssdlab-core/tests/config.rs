@@ -65,16 +65,25 @@ fn validation_reports_every_problem_with_its_path() {
     let o = |k: &str, v: &str| (k.to_string(), v.to_string());
     let e = DriveConfig::from_toml_str(
         &preset_text("bg4-1tb"),
-        &[o("nand.channels", "0"), o("link.lanes", "3"), o("ftl.user_capacity_gb", "5000")],
+        &[
+            o("nand.channels", "0"),
+            o("link.lanes", "3"),
+            o("ftl.user_capacity_gb", "5000"),
+            o("ftl.slc_cache.dynamic_fraction", "1.5"),
+            o("ftl.slc_cache.fold_above_fill", "-0.1"),
+        ],
     )
     .unwrap_err();
     let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
-    assert!(
-        paths.contains(&"nand.channels")
-            && paths.contains(&"link.lanes")
-            && paths.contains(&"ftl.user_capacity_gb"),
-        "{paths:?}"
-    );
+    for path in [
+        "nand.channels",
+        "link.lanes",
+        "ftl.user_capacity_gb",
+        "ftl.slc_cache.dynamic_fraction",
+        "ftl.slc_cache.fold_above_fill",
+    ] {
+        assert!(paths.contains(&path), "{path} missing from {paths:?}");
+    }
 }
 
 #[test]

@@ -129,15 +129,16 @@ fn small_bc501a() -> Drive {
 }
 
 #[test]
-fn fill_dependent_fold_policy_gives_five_levels_each_at_its_program_bound() {
+fn fill_dependent_fold_policy_gives_four_levels_each_at_its_program_bound() {
     let mut d = small_bc501a();
     let cfg = d.config().clone();
     let (n, s) = (&cfg.nand, &cfg.ftl.slc_cache);
     let cap = d.capacity_bytes();
     let dies = f64::from(n.channels * n.dies_per_channel);
     let plane_bytes = f64::from(n.planes_per_die * n.page_size_kib * 1024);
-    let op = |us: f64| (us_to_ns(us) + n.command_overhead_ns) as f64 / 1e9; // one array operation, s
-                                                                            // per die: an SLC unit is one page per plane, a TLC unit three; bytes per second over all dies
+    // one array operation, in seconds
+    let op = |us: f64| (us_to_ns(us) + n.command_overhead_ns) as f64 / 1e9;
+    // per die: an SLC unit is one page per plane, a TLC unit three; bytes per second over all dies
     let slc = dies * plane_bytes / op(n.slc_tPROG_us);
     let tlc = dies * 3.0 * plane_bytes / op(n.tPROG_us[0]);
     // interleaved: each die programs 3 SLC units, reads them back (one multi-plane read each) and
@@ -181,9 +182,5 @@ fn fill_dependent_fold_policy_gives_five_levels_each_at_its_program_bound() {
         }
         levels.push(got);
     }
-    // the last level: free blocks run short near the end, GC folds SLC blocks too (greedy: the emptiest)
-    let r = seq_write(&mut d, at(0.8), cap - at(0.8));
-    levels.push(r.bandwidth_mbps() * 1e6);
-    assert!(r.counter("gc_blocks_erased") > 0.0, "GC under free-block pressure at the end");
-    assert!(levels[..4].windows(2).all(|w| w[1] < 0.85 * w[0]), "distinct, falling levels: {levels:?}");
+    assert!(levels.windows(2).all(|w| w[1] < 0.85 * w[0]), "distinct, falling levels: {levels:?}");
 }

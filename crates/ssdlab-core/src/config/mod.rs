@@ -205,20 +205,13 @@ pub struct SlcCacheConfig {
     pub post_cache: PostCache,
     /// Fill (0..=1) from which host writes past a full cache go through SLC, each SLC program unit
     /// folding one unit's worth of the oldest SLC data into native blocks, interleaved with host writes
-    /// (1 = never). Optional in a TOML file (default 1) so older drive files still load.
-    #[serde(default = "never")]
+    /// (1 = never).
     pub fold_above_fill: f64,
     /// Fill (0..=1) from which host writes past a full cache go through SLC with a whole SLC block folded
     /// at once, host writes waiting behind it, as `post_cache = "fold"` does at any fill (1 = never).
-    /// Optional in a TOML file (default 1).
-    #[serde(default = "never")]
     pub fold_whole_blocks_above_fill: f64,
     /// Fold SLC data to native blocks when the host is idle, restoring the cache.
     pub idle_fold: bool,
-}
-
-fn never() -> f64 {
-    1.0
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -60,10 +60,6 @@ impl Ftl {
         if free > self.gc_threshold + GC_PACING_MARGIN || free < 2 {
             return;
         }
-        // A firmware folding whole SLC blocks at a time collects whole victims too, at the threshold.
-        if self.post_cache() == super::slc::PostCacheNow::FoldWholeBlocks {
-            return;
-        }
         if self.gc_jobs[die as usize].is_none() {
             let Some(victim) = self.gc_victim(die) else { return };
             self.gc_jobs[die as usize] = Some(self.start_gc_job(victim));

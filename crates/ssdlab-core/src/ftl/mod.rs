@@ -480,14 +480,21 @@ impl Ftl {
         // (In direct mode the cache shrinks by itself: GC under free-block pressure folds SLC blocks first,
         // as they hold the least valid data.)
         let unit = u64::from(self.geo.slots_per_program(mode));
-        let room = !self.free[die as usize].is_empty();
         let budget = self.slc_budget_slots();
-        if mode == CellMode::Slc && self.slc_valid + unit > budget && room {
-            if self.post_cache() == PostCacheNow::FoldInterleaved {
-                self.fold_interleaved(die, self.slc_valid + unit - budget, ops);
-            } else if let Some(victim) = self.slc_victim(die) {
-                self.relocate(victim, ops);
+        let policy = self.post_cache();
+        let quota = if mode == CellMode::Slc && self.slc_valid + unit > budget {
+            match policy {
+                PostCacheNow::FoldInterleaved => self.slc_valid + unit - budget,
+                _ => u64::MAX,
             }
+        } else if self.fold_jobs[die as usize].is_some() && policy != PostCacheNow::FoldInterleaved {
+            // a fold left under way when the fill changed the policy is finished, not stranded
+            u64::MAX
+        } else {
+            0
+        };
+        if quota > 0 && !self.free[die as usize].is_empty() {
+            self.fold_slc(die, quota, ops);
         }
         let block = match self.host_open[die as usize][mode_index(mode)] {
             Some(b) => b,

@@ -46,9 +46,10 @@ impl Ftl {
         }
     }
 
-    /// Interleaved folding on `die`: move about `quota` slots (whole SLC pages) of the SLC block being
-    /// folded there into native blocks, taking the die's emptiest closed SLC block when none is under way.
-    pub(super) fn fold_interleaved(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
+    /// Post-cache folding on `die`: move about `quota` slots (whole SLC pages) of the SLC block being
+    /// folded there into native blocks, taking the die's emptiest closed SLC block when none is under way
+    /// (`u64::MAX`: finish the block).
+    pub(super) fn fold_slc(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
         let d = die as usize;
         if self.fold_jobs[d].is_none() {
             let Some(victim) = self.slc_victim(die) else { return };

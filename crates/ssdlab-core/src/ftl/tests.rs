@@ -20,6 +20,8 @@ struct Small {
     cost_benefit: bool,
     wear_leveling_threshold: u32,
     factory_bad_block_pct: f64,
+    /// `post_cache` by fill: (`fold_above_fill`, `fold_whole_blocks_above_fill`), 1 = never
+    fold_fills: (f64, f64),
 }
 
 impl Default for Small {
@@ -35,6 +37,7 @@ impl Default for Small {
             cost_benefit: false,
             wear_leveling_threshold: 0,
             factory_bad_block_pct: 0.0,
+            fold_fills: (1.0, 1.0),
         }
     }
 }
@@ -87,8 +90,8 @@ fn small_ftl(spec: Small) -> Ftl {
             static_gb: 0.0,
             dynamic_fraction: 0.5,
             post_cache: PostCache::Direct,
-            fold_above_fill: 1.0,
-            fold_whole_blocks_above_fill: 1.0,
+            fold_above_fill: spec.fold_fills.0,
+            fold_whole_blocks_above_fill: spec.fold_fills.1,
             idle_fold: true,
         },
     };
@@ -122,10 +125,12 @@ proptest! {
         script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32, compressed: bool,
         cost_benefit: bool, wear_leveling_threshold in prop_oneof![Just(0u32), Just(3u32)],
         factory_bad_block_pct in prop_oneof![Just(0.0f64), Just(10.0f64)],
+        fold_fills in prop_oneof![Just((1.0f64, 1.0f64)), Just((0.3, 1.0)), Just((0.3, 0.6))],
     ) {
         let slot_bytes = if compressed { 256 } else { 4096 };
         let spec = Small {
-            op_pct, slc, slot_bytes, cost_benefit, wear_leveling_threshold, factory_bad_block_pct, ..Small::default()
+            op_pct, slc, slot_bytes, cost_benefit, wear_leveling_threshold, factory_bad_block_pct, fold_fills,
+            ..Small::default()
         };
         let mut ftl = small_ftl(spec);
         // compressed entries take 1..=18 slots of 256 B; uncompressed ones one 4 KiB slot
