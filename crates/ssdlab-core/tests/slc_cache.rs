@@ -109,7 +109,10 @@ fn post_cache_fold_keeps_writing_through_slc() {
     let mut d = small(&[NO_IDLE_FOLD, ("ftl.slc_cache.post_cache", "fold")]);
     let direct = seq_write(&mut small(&[NO_IDLE_FOLD]), 0, 12 << 30);
     let fold = seq_write(&mut d, 0, 12 << 30);
-    assert_eq!(fold.counter("slc_bytes_written"), (12u64 << 30) as f64, "every host byte lands in SLC first");
+    // every host byte lands in SLC first, but for the last units, written while free blocks ran short
+    // and the cache was full (then writing twice would deepen the deficit)
+    let in_slc = fold.counter("slc_bytes_written") / (12u64 << 30) as f64;
+    assert!(in_slc > 0.99 && in_slc < 1.0, "{in_slc} of the host bytes went through SLC");
     assert!(fold.bandwidth_mbps() < direct.bandwidth_mbps(), "writing while folding is the slowest regime");
 }
 

@@ -31,15 +31,20 @@ impl Ftl {
     }
 
     /// Foreground GC on `die` until its free pool is above the threshold. A relocation needs one free
-    /// block at most (for the GC frontier), so a die with none left is out of space.
+    /// block at most (for the GC frontier), so a die with none left is out of space; so is a die where as
+    /// many victims as it has blocks have moved without lifting the pool (each moved as much as it freed).
     pub(super) fn collect_garbage(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<(), FtlError> {
         let mut collected = false;
+        let mut rounds = 0;
         while self.free[die as usize].len() <= self.gc_threshold {
-            if self.free[die as usize].is_empty() {
-                // nothing left even for the GC frontier (blocks retired at their P/E limit)
+            if self.free[die as usize].is_empty() || rounds > self.geo.blocks_per_die {
                 return Err(FtlError::OutOfSpace { die });
             }
-            if self.gc_jobs[die as usize].is_some() {
+            rounds += 1;
+            if self.fold_jobs[die as usize].is_some() {
+                // an SLC block being folded is the cheapest space to finish freeing
+                self.fold_slc(die, u64::MAX, ops);
+            } else if self.gc_jobs[die as usize].is_some() {
                 self.step_gc_job(die, u64::MAX, ops);
             } else {
                 let victim = self.gc_victim(die);

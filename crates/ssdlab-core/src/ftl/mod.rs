@@ -468,11 +468,15 @@ impl Ftl {
     }
 
     fn open_host_unit(&mut self, die: u32, ops: &mut Vec<FlashOp>) -> Result<HostUnit, FtlError> {
-        // Under GC pressure host data bypasses the cache (direct mode): writing it twice would only
-        // deepen the deficit.
+        // Under GC pressure host data bypasses the cache in direct mode, and in every mode once the cache is
+        // full: writing it twice (SLC, then folded) would only deepen the deficit.
         let pressure = self.free[die as usize].len() <= self.gc_threshold + GC_PACING_MARGIN;
+        let slc_unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
+        let cache_full = self.slc_valid + slc_unit > self.slc_budget_slots();
         let mode = match self.host_mode() {
-            CellMode::Slc if pressure && self.post_cache() == PostCacheNow::Direct => CellMode::Native,
+            CellMode::Slc if pressure && (cache_full || self.post_cache() == PostCacheNow::Direct) => {
+                CellMode::Native
+            }
             mode => mode,
         };
         // Post-cache folding: writing through a full cache means folding SLC data to make room, a whole
