@@ -146,7 +146,7 @@ pub struct Ftl {
     gc_open: Vec<Option<u32>>,
     /// Per die, the victim foreground GC is moving little by little.
     gc_jobs: Vec<Option<GcJob>>,
-    /// Per die, the SLC block interleaved post-cache folding is moving out.
+    /// Per die, the SLC block post-cache folding is moving out.
     fold_jobs: Vec<Option<GcJob>>,
     /// Closed SLC-mode blocks per die (folding candidates).
     slc_closed: Vec<u32>,
@@ -471,10 +471,10 @@ impl Ftl {
         // Under GC pressure host data bypasses the cache in direct mode, and in every mode once the cache is
         // full: writing it twice (SLC, then folded) would only deepen the deficit.
         let pressure = self.free[die as usize].len() <= self.gc_threshold + GC_PACING_MARGIN;
-        let slc_unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
-        let cache_full = self.slc_valid + slc_unit > self.slc_budget_slots();
         let mode = match self.host_mode() {
-            CellMode::Slc if pressure && (cache_full || self.post_cache() == PostCacheNow::Direct) => {
+            CellMode::Slc
+                if pressure && (self.slc_cache_full() || self.post_cache() == PostCacheNow::Direct) =>
+            {
                 CellMode::Native
             }
             mode => mode,

@@ -32,6 +32,11 @@ impl Ftl {
             + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
     }
 
+    /// Whether another SLC program unit would take the cache past its budget.
+    pub(super) fn slc_cache_full(&self) -> bool {
+        self.slc_valid + u64::from(self.geo.slots_per_program(CellMode::Slc)) > self.slc_budget_slots()
+    }
+
     /// How host writes past a full cache are handled now, by `post_cache` and how full the drive is
     /// (`fold_above_fill`, `fold_whole_blocks_above_fill`): a firmware policy keyed to the fill, not to time.
     pub(super) fn post_cache(&self) -> PostCacheNow {
@@ -66,8 +71,7 @@ impl Ftl {
         if !self.slc.enabled {
             return CellMode::Native;
         }
-        let unit = u64::from(self.geo.slots_per_program(CellMode::Slc));
-        if self.slc_valid + unit <= self.slc_budget_slots() || self.post_cache() != PostCacheNow::Direct {
+        if !self.slc_cache_full() || self.post_cache() != PostCacheNow::Direct {
             CellMode::Slc
         } else {
             CellMode::Native
