@@ -25,6 +25,21 @@ fn seq_write(d: &mut Drive, bytes: u64, pct: u32) -> RunResult {
     run(d, w)
 }
 
+/// Fill `d`, write 4 KiB at random at QD32 for `warm_s` seconds, then measure `secs` more.
+fn steady_random_writes(d: &mut Drive, warm_s: u64, secs: u64) -> RunResult {
+    let cap = d.capacity_bytes();
+    fill(d, cap);
+    let w = |secs: u64| Workload {
+        rw: Rw::RandWrite,
+        iodepth: 32,
+        runtime_ns: secs * SEC,
+        time_based: true,
+        ..Workload::default()
+    };
+    run(d, w(warm_s));
+    run(d, w(secs))
+}
+
 /// 256-byte slots one 4 KiB page of data `pct` percent compressible takes (ratio from the preset).
 fn slots(pct: u32) -> f64 {
     let ratio = (1.0 - f64::from(pct) / 100.0).max(0.14) * 1.05;
@@ -183,18 +198,7 @@ fn paced_gc_keeps_steady_random_writes_within_the_write_buffer_drain_time() {
     // Compressed entries spill over program units, so a die's unit is rarely empty when the next one
     // starts: GC must pace by units programmed, or it falls behind and moves whole victims at once
     // (hundreds of ms per die, seconds of write latency).
-    let mut d = v300("s", &[]);
-    let cap = d.capacity_bytes();
-    fill(&mut d, cap);
-    let w = |secs: u64| Workload {
-        rw: Rw::RandWrite,
-        iodepth: 32,
-        runtime_ns: secs * SEC,
-        time_based: true,
-        ..Workload::default()
-    };
-    run(&mut d, w(30));
-    let r = run(&mut d, w(10));
+    let r = steady_random_writes(&mut v300("s", &[]), 30, 10);
     assert!(r.counter("waf") > 2.5, "in GC steady state (WAF {:.1})", r.counter("waf"));
     let drain_ns = (1u64 << 20) as f64 / (r.bandwidth_mbps() * 1e6) * 1e9;
     let max = r.latency().max_ns() as f64;
@@ -214,17 +218,7 @@ fn in_gc_steady_state_the_async_bus_slows_writes_as_gc_data_crosses_it_twice() {
     let steady = |variant: &str| {
         let mut d = v300(variant, &[]);
         let fresh = seq_write(&mut d, 2 << 30, 0).bandwidth_mbps();
-        let cap = d.capacity_bytes();
-        fill(&mut d, cap);
-        let w = |secs: u64| Workload {
-            rw: Rw::RandWrite,
-            iodepth: 32,
-            runtime_ns: secs * SEC,
-            time_based: true,
-            ..Workload::default()
-        };
-        run(&mut d, w(60));
-        let r = run(&mut d, w(20));
+        let r = steady_random_writes(&mut d, 60, 20);
         (fresh, r.bandwidth_mbps(), r.counter("waf"))
     };
     let (s, a) = (steady("s"), steady("a"));
