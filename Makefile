@@ -51,7 +51,7 @@ bench:
 lint: venv
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
+	$(BIN)/ruff check python tests scripts
 
 clean:
 	rm -rf $(VENV) target

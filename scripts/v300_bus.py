@@ -16,7 +16,9 @@ TESTS = {
     "4K random write QD32": Workload(rw="randwrite", bs="4k", iodepth=32, runtime="20s", time_based=True),
     "4K random read QD1": Workload(rw="randread", bs="4k", iodepth=1, runtime="5s", time_based=True),
     "4K random read QD32": Workload(rw="randread", bs="4k", iodepth=32, runtime="5s", time_based=True),
-    "128K seq read QD32": Workload(rw="read", bs="128k", iodepth=32, size="8g", runtime="5s", time_based=True),
+    "128K seq read QD32": Workload(
+        rw="read", bs="128k", iodepth=32, size="8g", runtime="5s", time_based=True
+    ),
 }
 
 
@@ -36,7 +38,10 @@ def main() -> None:
         steady = measure(drive)
         for name in TESTS:
             rows.setdefault(name, []).extend([fresh[name], steady[name]])
-    print("| test (incompressible, MB/s) | V300S full | V300A full | A/S | V300S preconditioned | V300A preconditioned | A/S |")
+    print(
+        "| test (incompressible, MB/s) | V300S full | V300A full | A/S "
+        "| V300S preconditioned | V300A preconditioned | A/S |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, (sf, ss, af, as_) in rows.items():
         print(f"| {name} | {sf:.1f} | {af:.1f} | {af / sf:.2f} | {ss:.1f} | {as_:.1f} | {as_ / ss:.2f} |")
