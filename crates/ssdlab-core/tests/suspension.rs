@@ -212,3 +212,21 @@ fn starblaze_effect_on_enterprise_tlc_db_mix() {
     assert!(mean_on < mean_off, "mean read latency {mean_on} with vs {mean_off} without");
     assert!(r_on.counter("nand_erase_suspensions") > 0.0);
 }
+
+#[test]
+fn without_suspension_only_reads_that_find_their_die_programming_or_erasing_wait() {
+    // A read stuck behind a program on one die must not hold up reads from other dies (on the channel,
+    // the host link or anywhere else): the reads that waited long are the ones the die counted.
+    let c = nand_cfg(&[]);
+    let r = db_mix(&mut preconditioned(false), 67, 8_879, 1, 4 * SEC);
+    let reads = r.stats.read.ios as f64;
+    let waited = r.counter("nand_reads_waited_program_erase") / reads;
+    assert!(waited > 0.01, "reads must land on running programs: {waited}");
+    let p = 100.0 * (1.0 - waited) - 1.0;
+    let quick = r.stats.lat_read.percentile_ns(p);
+    assert!(
+        quick < 2 * read_ns(&c) + 100 * US,
+        "p{p:.1} read latency {quick} ns ({:.1}% waited)",
+        waited * 100.0
+    );
+}

@@ -9,7 +9,7 @@ mod map_cache;
 mod write_buffer;
 
 use crate::config::{CompressionConfig, DriveConfig};
-use crate::engine::Ns;
+use crate::engine::{GapTimeline, Ns};
 use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::link::{Direction, Link};
 use crate::nand::{CellMode, Nand, Ppn};
@@ -58,8 +58,8 @@ pub struct Controller {
     in_flight: Vec<(Ppn, u32, Ns)>,
     ops: Vec<FlashOp>,
     compression: CompressionConfig,
-    /// When the compression engine is next free: [compress, decompress].
-    engine: [Ns; 2],
+    /// The compression engine's busy time: [compress, decompress].
+    engine: [GapTimeline; 2],
     pub counters: ControllerCounters,
 }
 
@@ -76,7 +76,7 @@ impl Controller {
             link: Link::new(&cfg.link),
             buffer: WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(slot_bytes)),
             compression,
-            engine: [0, 0],
+            engine: Default::default(),
             map: MapCache::new(cfg, ftl.user_lpns(), &nand.geo),
             ftl,
             nand,
@@ -192,9 +192,8 @@ impl Controller {
         if !z.enabled || z.engine_mbps == 0.0 {
             return ready;
         }
-        let start = ready.max(self.engine[which]);
-        self.engine[which] = start + crate::engine::transfer_ns(bytes, (z.engine_mbps * 1e6) as u64);
-        self.engine[which]
+        let dur = crate::engine::transfer_ns(bytes, (z.engine_mbps * 1e6) as u64);
+        self.engine[which].reserve(ready, dur).1
     }
 
     /// Sanitize from `now` (see [`Ftl::sanitize`]): the map cache and write buffer start empty too.

@@ -5,9 +5,11 @@
 
 mod queue;
 mod rng;
+mod timeline;
 
 pub use queue::{Event, EventQueue};
 pub use rng::{stream, Rng};
+pub use timeline::GapTimeline;
 
 /// Simulated time in nanoseconds.
 pub type Ns = u64;

@@ -5,7 +5,7 @@
 //! SATA, 128b/130b for PCIe 3-4). PCIe 3.0 x4 with 256 B payloads and 24 B framing carries ~3.5 GB/s.
 
 use crate::config::{LinkConfig, LinkKind};
-use crate::engine::{transfer_ns, Ns};
+use crate::engine::{transfer_ns, GapTimeline, Ns};
 
 /// Direction of a data transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,8 @@ pub struct Link {
     flow_control_pct: f64,
     latency_ns: Ns,
     full_duplex: bool,
-    free_at: [Ns; 2],
+    /// Busy time per direction (one shared lane for half-duplex SATA).
+    lanes: [GapTimeline; 2],
     pub queue_depth_limit: u32,
 }
 
@@ -46,7 +47,7 @@ impl Link {
             flow_control_pct: c.flow_control_overhead_pct,
             latency_ns: c.latency_ns,
             full_duplex: c.kind == LinkKind::Pcie,
-            free_at: [0, 0],
+            lanes: Default::default(),
             queue_depth_limit: c.queue_depth_limit,
         }
     }
@@ -66,12 +67,11 @@ impl Link {
             / (1.0 + self.flow_control_pct / 100.0)
     }
 
-    /// Reserve the link for `bytes` in `dir`, starting no earlier than `ready`; returns when the data has arrived.
+    /// Reserve the link for `bytes` in `dir` in the first idle gap at or after `ready`; returns when the
+    /// data has arrived.
     pub fn transfer(&mut self, dir: Direction, ready: Ns, bytes: u64) -> Ns {
-        let lane = if self.full_duplex && dir == Direction::Down { 1 } else { 0 };
-        let start = ready.max(self.free_at[lane]);
-        let end = start + self.wire_ns(bytes);
-        self.free_at[lane] = end;
+        let lane = usize::from(self.full_duplex && dir == Direction::Down);
+        let (_, end) = self.lanes[lane].reserve(ready, self.wire_ns(bytes));
         end + self.latency_ns
     }
 }
@@ -130,5 +130,18 @@ mod tests {
         let a = l.transfer(Direction::Up, 0, 4096);
         let b = l.transfer(Direction::Down, 0, 4096);
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_transfer_booked_for_later_does_not_hold_up_an_earlier_one() {
+        // A read whose data leaves the die in 3 ms (it waited for a program) books the link then; a read
+        // from another die with its data ready now still goes at once.
+        let mut l = Link::new(&pcie(3, 4));
+        let late = l.transfer(Direction::Up, 3_000_000, 4096);
+        let early = l.transfer(Direction::Up, 0, 4096);
+        assert_eq!(early, l.wire_ns(4096));
+        assert_eq!(late, 3_000_000 + l.wire_ns(4096));
+        // ... but the link is still one wire: a third transfer overlapping the early one waits for it.
+        assert_eq!(l.transfer(Direction::Up, 0, 4096), 2 * l.wire_ns(4096));
     }
 }

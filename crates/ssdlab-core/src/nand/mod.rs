@@ -11,8 +11,8 @@ mod suspension;
 pub use geometry::{Geometry, Ppn};
 
 use crate::config::NandConfig;
-use crate::engine::{transfer_ns, us_to_ns, Ns};
-use suspension::{DieOps, GapTimeline, OpKind, Policy, ReadOutcome};
+use crate::engine::{transfer_ns, us_to_ns, GapTimeline, Ns};
+use suspension::{DieOps, OpKind, Policy, ReadOutcome};
 
 /// How a block is being used: at its native bits per cell, or one bit per cell (SLC mode, the SLC cache).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
