@@ -13,6 +13,7 @@ MODULES = [
     "ssdlab.errors",
     "ssdlab.workload",
     "ssdlab.presets",
+    "ssdlab.published",
     "ssdlab.drive",
     "ssdlab.result",
     "ssdlab.suites.cdm",

@@ -28,7 +28,6 @@ Examples
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from rich.table import Table
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
+from ssdlab.published import PUBLISHED, entry
 from ssdlab.suites.cdm import run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
@@ -72,17 +72,10 @@ DB_CASES = (
     DbCase("5r4w_2thread", 56, 2, 6514 + 5276),
 )
 
-#: The published figures, if the project's shared folder sits beside the repository.
-PUBLISHED = Path(__file__).resolve().parents[3] / ".." / "shared" / "calibration" / "published.toml"
-
 
 def published_db_test(path: Path = PUBLISHED) -> dict[tuple[str, str], dict[str, float]] | None:
     """``{(case, "read"|"write"): {column: value}}`` from published.toml, or None if it is not there."""
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    sb = doc.get("starblaze", {})
+    sb = entry("starblaze", path) or {}
     cols = sb.get("db_test_columns")
     rows = sb.get("db_test")
     if not cols or not rows:

@@ -30,13 +30,13 @@ True
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
+from ssdlab import published
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
@@ -215,12 +215,10 @@ def load_published_fill_curve(path: str | Path, key: str) -> list[list[float]]:
     Preset names use dashes (``bg4-128gb``), published.toml keys underscores (``bg4_128gb``); both work.
     Raises KeyError when the entry has no fill curve.
     """
-    with open(path, "rb") as f:
-        doc = tomllib.load(f)
-    entry = doc.get(key) or doc.get(key.replace("-", "_"))
-    if not isinstance(entry, dict) or "fill_curve" not in entry:
+    curve = published.fill_curve(key, path)
+    if curve is None:
         raise KeyError(f"{key}: no fill_curve in {path}")
-    return [[float(v) for v in seg] for seg in entry["fill_curve"]]
+    return curve
 
 
 @dataclass
@@ -306,6 +304,7 @@ class FillResult:
                 for lv in self.levels()
             ],
             "cache_exhausted_at": self.cache_exhausted_at(),
+            "published": None if (checks := self.published()) is None else [c.to_dict() for c in checks],
             "points": [p.to_dict() for p in self.points],
             "counters": self.counters,
             "config_toml": self.config_toml,
@@ -346,9 +345,30 @@ class FillResult:
             t.add_row(f"{lv.fill_start:.1%}", f"{lv.fill_end:.1%}", f"{gb:.0f}", f"{lv.mbps:,.0f}")
         return t
 
+    def published(self) -> list[SegmentCheck] | None:
+        """This curve against the preset's published fill curve (published.toml), if there is one."""
+        curve = published.fill_curve(self.preset)
+        return None if curve is None else self.compare(curve)
+
+    def published_table(self, checks: Sequence[SegmentCheck]) -> Table:
+        key = self.preset.replace("-", "_")
+        t = Table(title=f"Against the published fill curve (published.toml \\[{key}])")
+        for col in ("from", "to", "published MB/s", "model MB/s", "within 10%"):
+            t.add_column(col, justify="right")
+        for c in checks:
+            pub = f"{c.low_mbps:,.0f}"
+            if c.high_mbps != c.low_mbps:
+                pub += f"-{c.high_mbps:,.0f}"
+            model = "-" if c.mbps is None else f"{c.mbps:,.0f}"
+            t.add_row(f"{c.fill_start:.1%}", f"{c.fill_end:.1%}", pub, model, "yes" if c.ok else "NO")
+        return t
+
     def tables(self) -> list[Table]:
-        """What ``ssdlab run --suite fill`` prints: the curve, then its levels."""
-        return [self.table(), self.levels_table()]
+        """What ``ssdlab run --suite fill`` prints: the curve, its levels, and the published curve beside
+        it when there is one."""
+        checks = self.published()
+        extra = [] if checks is None else [self.published_table(checks)]
+        return [self.table(), self.levels_table(), *extra]
 
     def plot(self, path: str | Path) -> Path:
         """Write the curve (and the SLC cache size and use) as a PNG; needs matplotlib (Agg backend)."""

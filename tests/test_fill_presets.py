@@ -1,0 +1,221 @@
+"""The 128 GB client presets against their published whole-drive fill curves (published.toml ``fill_curve``).
+
+Each preset is built from hardware facts and family timings, with the SLC program time, the SLC cache size
+and the post-cache policy fitted to its curve (marked in the preset). For each, a full-size fill (~3 s, run
+once) must (1) match the published segments within 10% (or, where the model cannot, say by how much), and
+(2) have the shape the preset's own parameters predict: levels that change where the cache budget or the
+fill-dependent fold policy puts them, each at the rate the NAND timings give.
+
+The rates, derived by hand from the config (every die programming its multi-plane unit back to back):
+SLC = dies x planes x page / slc_tPROG; direct TLC = 3x that page count / tPROG; writing through SLC while
+folding costs each byte an SLC and a TLC program, so interleaved folding runs below 1 / (1/SLC + 1/TLC), and
+whole-block folding, where every die waits while one folds, below 1 / (1/SLC + dies/TLC).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import ssdlab
+from ssdlab.published import PUBLISHED, fill_curve
+from ssdlab.suites.fill import FillLevel, FillResult, SegmentCheck, run_fill
+
+pytestmark = pytest.mark.slow
+
+GB = 10**9
+
+
+@dataclass(frozen=True)
+class Filled:
+    cap: int
+    cfg: dict[str, Any]
+    res: FillResult
+    #: SLC MB/s, direct-TLC MB/s, dies
+    slc: float
+    tlc: float
+    dies: int
+
+    @property
+    def slc_cache(self) -> dict[str, Any]:
+        return self.cfg["ftl"]["slc_cache"]
+
+    def gb(self, n: float) -> float:
+        """``n`` GB as a fraction of the drive."""
+        return n * GB / self.cap
+
+    def cache_full_at(self) -> float:
+        """Fill at which the SLC cache is used up: host data written w = static + f * (capacity - w) / 3."""
+        k = self.slc_cache["dynamic_fraction"] / 3
+        return (self.slc_cache["static_gb"] * GB + k * self.cap) / (1 + k) / self.cap
+
+    def checks(self, name: str) -> list[SegmentCheck]:
+        assert PUBLISHED.is_file(), f"{PUBLISHED} must be beside the repository (as in CI)"
+        curve = fill_curve(name)
+        assert curve is not None
+        return self.res.compare(curve)
+
+
+@functools.cache
+def filled(name: str) -> Filled:
+    drive = ssdlab.Drive.from_preset(name)
+    cfg = tomllib.loads(drive.config_toml())
+    n = cfg["nand"]
+    assert n["cell"] == "tlc" and n["one_shot_program"] and len(n["tPROG_us"]) == 1
+    dies = n["channels"] * n["dies_per_channel"]
+    unit = dies * n["planes_per_die"] * n["page_size_kib"] * 1024  # bytes per SLC program on every die
+    return Filled(
+        drive.capacity_bytes,
+        cfg,
+        run_fill(drive),
+        unit / n["slc_tPROG_us"],
+        3 * unit / n["tPROG_us"][0],
+        dies,
+    )
+
+
+def summary(levels: list[FillLevel]) -> list[tuple[float, float, int]]:
+    return [(round(lv.fill_start, 3), round(lv.fill_end, 3), round(lv.mbps)) for lv in levels]
+
+
+# ---------------------------------------------------------------- SN520: SLC, then direct TLC
+
+
+def test_sn520_matches_every_published_segment() -> None:
+    checks = filled("sn520-128gb").checks("sn520-128gb")
+    assert len(checks) == 3 and all(c.points > 0 and c.ok for c in checks), [c.to_dict() for c in checks]
+
+
+def test_sn520_static_cache_then_direct_tlc() -> None:
+    f = filled("sn520-128gb")
+    c = f.slc_cache
+    # No dynamic cache and no fill-dependent fold policy: nothing but the static cache changes the path.
+    assert c["dynamic_fraction"] == 0.0 and c["post_cache"] == "direct"
+    assert c["fold_above_fill"] == 1.0 and c["fold_whole_blocks_above_fill"] == 1.0
+    levels = f.res.levels()
+    assert len(levels) == 2, summary(levels)
+    cache, direct = levels
+    assert cache.fill_start == 0.0 and direct.fill_end == 1.0
+    assert abs(cache.fill_end - f.gb(c["static_gb"])) <= f.gb(1)
+    assert abs(direct.fill_start - f.gb(c["static_gb"])) <= f.gb(1)
+    assert cache.mbps == pytest.approx(f.slc, rel=0.02)
+    assert direct.mbps == pytest.approx(f.tlc, rel=0.02)
+    # A sequential fill overwrites nothing: the cached data stays in SLC, nothing is folded or moved.
+    assert f.res.counters["folded_bytes"] == 0
+    assert f.res.waf == pytest.approx(1.0, abs=0.01)
+
+
+# ---------------------------------------------------------------- CL1: SLC, then writes through SLC, folding
+
+
+def test_cl1_matches_every_published_segment() -> None:
+    checks = filled("cl1-128gb").checks("cl1-128gb")
+    assert len(checks) == 2 and all(c.ok for c in checks), [c.to_dict() for c in checks]
+
+
+def test_cl1_cache_then_interleaved_folding_to_the_end() -> None:
+    f = filled("cl1-128gb")
+    assert f.slc_cache["fold_above_fill"] == 0.0 and f.slc_cache["fold_whole_blocks_above_fill"] == 1.0
+    levels = f.res.levels()
+    assert len(levels) == 2, summary(levels)
+    cache, fold = levels
+    assert cache.first == 0 and cache.mbps == pytest.approx(f.slc, rel=0.02)
+    assert abs(cache.fill_end - f.cache_full_at()) <= f.gb(1), (summary(levels), f.cache_full_at())
+    assert abs(fold.fill_start - f.cache_full_at()) <= f.gb(1)
+    assert fold.fill_end >= 1 - f.gb(2)  # to the end (the short last chunk aside)
+    interleaved = 1 / (1 / f.slc + 1 / f.tlc)
+    assert 0.75 * interleaved < fold.mbps < interleaved
+
+
+# ------------------------------------------------------- BG4 128GB: SLC, direct TLC, folding near full
+
+
+def test_bg4_128gb_matches_the_cache_and_post_cache_segments_and_is_16_percent_slow_past_90_percent() -> None:
+    cache, direct, full = filled("bg4-128gb").checks("bg4-128gb")
+    for c in (cache, direct):
+        assert c.points > 0 and c.ok, c.to_dict()
+    # Past 90% full: published ~50 MB/s; the model's whole-block folding reproduces the level and where it
+    # starts, but ~16% slow (every die waits while one folds an SLC block): held within 20%.
+    assert full.points > 0 and full.mbps is not None
+    assert full.low_mbps * 0.8 <= full.mbps <= full.high_mbps * 1.1, full.to_dict()
+
+
+def test_bg4_128gb_levels_where_the_config_puts_them() -> None:
+    f = filled("bg4-128gb")
+    c, nand, ftl = f.slc_cache, f.cfg["nand"], f.cfg["ftl"]
+    assert c["post_cache"] == "direct" and c["fold_above_fill"] == 1.0
+    levels = f.res.levels()
+    # SLC, direct TLC, two plateaus of folding under GC pressure (its first GB is a transition, so the
+    # +-15% rule splits it), whole-block folding.
+    assert len(levels) == 5, summary(levels)
+    cache, direct, *pressure, fold = levels
+    assert cache.fill_start == 0.0 and cache.mbps == pytest.approx(f.slc, rel=0.03)
+    assert abs(cache.fill_end - f.cache_full_at()) <= f.gb(1), summary(levels)
+    assert abs(direct.fill_start - f.cache_full_at()) <= f.gb(1), summary(levels)
+    assert direct.mbps == pytest.approx(f.tlc, rel=0.03)
+    # Direct TLC lasts until the NAND is used up: host data in SLC takes 3x its size, so the fill reaches
+    # the good raw NAND less twice the SLC-resident data, then GC must fold SLC blocks.
+    blocks = nand["channels"] * nand["dies_per_channel"] * nand["blocks_per_plane"]
+    good = blocks * (1 - ftl["factory_bad_block_pct"] / 100)
+    block_bytes = nand["planes_per_die"] * nand["pages_per_block"] * nand["page_size_kib"] * 1024
+    pressure_at = (good * block_bytes - 2 * f.cache_full_at() * f.cap) / f.cap
+    assert abs(direct.fill_end - pressure_at) <= f.gb(2), (summary(levels), pressure_at)
+    assert all(fold.mbps < lv.mbps < 0.8 * direct.mbps for lv in pressure)
+    # Whole-block folding from fold_whole_blocks_above_fill (after one GB that folds the cache down to its
+    # budget) to full.
+    assert abs(fold.fill_start - c["fold_whole_blocks_above_fill"]) <= f.gb(2), summary(levels)
+    assert fold.fill_end == 1.0
+    bound = 1 / (1 / f.slc + f.dies / f.tlc)
+    assert 0.75 * bound <= fold.mbps <= bound, (summary(levels), bound)
+
+
+# ---------------------------------------------------------------- AM610: SLC, direct TLC, whole-block folding
+
+
+def test_am610_matches_the_cache_segment() -> None:
+    checks = filled("am610-128gb").checks("am610-128gb")
+    assert len(checks) == 3 and all(c.points > 0 for c in checks)
+    assert checks[0].fill_start == 0.0 and checks[0].ok, checks[0].to_dict()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="direct TLC at the generation's 2100 us one-shot program is 187 MB/s, not 160 (+17%); "
+    "whole-block folding gives ~71 MB/s, not 80 (-11%)",
+)
+def test_am610_matches_every_published_segment() -> None:
+    checks = filled("am610-128gb").checks("am610-128gb")
+    assert all(c.ok for c in checks), [c.to_dict() for c in checks]
+
+
+def test_am610_segments_run_at_the_rates_the_nand_timings_give() -> None:
+    f = filled("am610-128gb")
+    cache, direct, fold = f.checks("am610-128gb")
+    # 0-20%: SLC (the segment's last point holds the switch to TLC, hence a little below the SLC rate)
+    assert cache.mbps == pytest.approx(f.slc, rel=0.05)
+    assert direct.mbps == pytest.approx(f.tlc, rel=0.01)
+    # 70-100%: through SLC, folding whole blocks: between every die waiting for each fold and folding fully
+    # overlapped with the host's SLC writes.
+    assert fold.mbps is not None
+    assert 1 / (1 / f.slc + f.dies / f.tlc) < fold.mbps < 1 / (1 / f.slc + 1 / f.tlc)
+
+
+def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -> None:
+    f = filled("am610-128gb")
+    c = f.slc_cache
+    assert c["post_cache"] == "direct" and c["fold_above_fill"] == 1.0
+    levels = f.res.levels()
+    assert len(levels) >= 3, summary(levels)
+    assert levels[0].first == 0 and levels[0].mbps == pytest.approx(f.slc, rel=0.02), summary(levels)
+    assert abs(levels[1].fill_start - f.cache_full_at()) <= f.gb(2), (summary(levels), f.cache_full_at())
+    assert levels[1].mbps == pytest.approx(f.tlc, rel=0.01), summary(levels)
+    assert abs(levels[2].fill_start - c["fold_whole_blocks_above_fill"]) <= f.gb(2), summary(levels)
+    assert levels[-1].fill_end == 1.0, summary(levels)
+    # Past the fold threshold every level is a folding level: the regime's speed wobbles (whole-block folds
+    # fall on the dies in varying phase), so it may split into several runs, all far below direct TLC.
+    assert all(lv.mbps < 0.5 * f.tlc for lv in levels[2:]), summary(levels)
+    assert levels[0].mbps > 2 * levels[1].mbps
