@@ -84,8 +84,8 @@ def test_speed_drops_where_the_slc_cache_stops_absorbing_writes(
     assert abs(drop - stop) <= 1
     exhausted = res.cache_exhausted_at()
     assert exhausted is not None and abs(drop - exhausted) <= 1
-    # Up to the drop, every byte went to SLC.
-    assert slc[drop] == pytest.approx(sum(p.chunk_bytes for p in res.points[:drop]), rel=0.01)
+    # Up to the point in which the cache ran out, every byte went to SLC.
+    assert slc[exhausted] == pytest.approx(sum(p.chunk_bytes for p in res.points[:exhausted]), rel=0.01)
 
 
 def test_detect_levels_and_compare_by_hand() -> None:
