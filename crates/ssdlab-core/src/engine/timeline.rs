@@ -21,7 +21,18 @@ pub struct GapTimeline {
 
 impl GapTimeline {
     pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
-        let mut i = self.busy.partition_point(|&(_, e)| e <= ready);
+        // The first interval ending after `ready`. Requests mostly land near the end of the timeline, so
+        // walk back a few intervals before falling back to a binary search (cache misses on a long deque).
+        let mut i = self.busy.len();
+        let mut steps = 0;
+        while i > 0 && self.busy[i - 1].1 > ready {
+            i -= 1;
+            steps += 1;
+            if steps == 8 {
+                i = self.busy.partition_point(|&(_, e)| e <= ready);
+                break;
+            }
+        }
         let mut start = ready;
         while let Some(&(s, e)) = self.busy.get(i) {
             if start + dur <= s {
