@@ -66,3 +66,17 @@ def test_unknown_case_is_a_workload_error() -> None:
     drive = ssdlab.Drive.from_preset("enterprise-tlc", set=SMALL_ENTERPRISE)
     with pytest.raises(ssdlab.WorkloadError, match="cases"):
         run_dbmix(drive, cases=["3r1w"])
+
+
+@pytest.mark.slow
+def test_full_size_worst_reads_match_published() -> None:
+    """The full 960 GB drive, one case for 15 s (~1 min): the worst read without suspension waits for an
+    erase (published ~10 ms), with it for an erase suspension (~2 ms, the fitted ``tSUSP_erase_us``)."""
+    pub = published_db_test()
+    assert pub is not None, "../shared/calibration/published.toml must be beside the repository (as in CI)"
+    res = run_dbmix(ssdlab.Drive.from_preset("enterprise-tlc"), runtime="15s", cases=["2r1w_1thread"])
+    p = pub[("2r1w_1thread", "read")]
+    off, on = res.row("2r1w_1thread", False), res.row("2r1w_1thread", True)
+    assert off.read_max_us == pytest.approx(p["max_lat_us_no_suspend"], rel=0.10)
+    assert on.read_max_us == pytest.approx(p["max_lat_us_suspend"], rel=0.10)
+    assert on.read_avg_us < off.read_avg_us
