@@ -145,8 +145,9 @@ def run(
     out: Annotated[Path, typer.Option(help="Folder the results JSON is written to.")] = Path("results"),
     plot: Annotated[Path | None, typer.Option(help="fill: also draw the curve as a PNG.")] = None,
 ) -> None:
-    """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state) and print its
-    results and the drive's internal counters."""
+    """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state, the Starblaze
+    database mix) and print its results, the published figures beside them where there are any, and the
+    drive's internal counters."""
     if suite not in SUITES:
         raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
     if plot is not None:
