@@ -15,6 +15,7 @@ whole-block folding, where every die waits while one folds, below 1 / (1/SLC + d
 from __future__ import annotations
 
 import functools
+import itertools
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -219,3 +220,34 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
     # fall on the dies in varying phase), so it may split into several runs, all far below direct TLC.
     assert all(lv.mbps < 0.5 * f.tlc for lv in levels[2:]), summary(levels)
     assert levels[0].mbps > 2 * levels[1].mbps
+
+
+# ---------------------------------------------------------------- BC501A: four of the five published levels
+
+
+def test_bc501a_matches_the_cache_and_direct_tlc_segments() -> None:
+    checks = filled("bc501a-128gb").checks("bc501a-128gb")
+    assert len(checks) == 5 and all(c.points > 0 for c in checks)
+    assert checks[0].ok and checks[1].ok, [c.to_dict() for c in checks[:2]]
+    # Not checked: the folding levels are slow (123 vs 140-200, 46 vs 80), and the 20 MB/s level past 85%
+    # is not an SLC-cache regime (docs/model.md, "Fill levels (BC501A)").
+
+
+def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
+    """SLC (static cache), direct TLC, SLC with interleaved folding from ``fold_above_fill``, whole-block
+    folding from ``fold_whole_blocks_above_fill``: four plateaus, each starting within two GB of where the
+    config puts it, each at most the rate its write path allows."""
+    f = filled("bc501a-128gb")
+    c = f.slc_cache
+    levels = f.res.levels()
+    assert len(levels) == 4, summary(levels)
+    speeds = [lv.mbps for lv in levels]
+    # distinct: each differs from the one before by more than the 15% a level may vary within
+    assert all(abs(b / a - 1) > 0.15 for a, b in itertools.pairwise(speeds))
+    starts = [f.gb(c["static_gb"]), c["fold_above_fill"], c["fold_whole_blocks_above_fill"]]
+    for lv, start in zip(levels[1:], starts, strict=True):
+        assert abs(lv.fill_start - start) <= f.gb(2), (summary(levels), start)
+    cache, direct, interleaved, whole = speeds
+    assert cache == pytest.approx(f.slc, rel=0.03) and direct == pytest.approx(f.tlc, rel=0.03)
+    assert 0.75 * (1 / (1 / f.slc + 1 / f.tlc)) < interleaved < 1 / (1 / f.slc + 1 / f.tlc)
+    assert 0.75 * (1 / (1 / f.slc + f.dies / f.tlc)) < whole <= 1 / (1 / f.slc + f.dies / f.tlc)
