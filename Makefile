@@ -1,11 +1,14 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest bench lint clean
+.PHONY: venv build run test stubtest pytest sysdeps bench lint clean
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
+
+# apt-get as root, through sudo otherwise.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Rust sources that go into the extension module: rebuild it only when one of them changes.
 RUST_SRC := $(shell find crates -name '*.rs' -not -path '*/target/*') \
@@ -42,7 +45,11 @@ test: build
 stubtest: build
 	$(BIN)/python -m mypy.stubtest ssdlab._core
 
-pytest: build
+# Debian packages the tests use: chromium renders the HTML report (tests/test_report.py). Idempotent.
+sysdeps:
+	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+
+pytest: build sysdeps
 	$(BIN)/pytest -q
 
 bench:

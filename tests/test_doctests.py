@@ -17,6 +17,7 @@ MODULES = [
     "ssdlab.drive",
     "ssdlab.result",
     "ssdlab.suites.cdm",
+    "ssdlab.report",
     "ssdlab.cli",
 ]
 

@@ -33,6 +33,7 @@ from ssdlab._core import ConfigError, SimulationError, SsdlabError, version
 from ssdlab.drive import Drive
 from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
+from ssdlab.report import write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
 from ssdlab.suites.dbmix import DbmixResult, run_dbmix
@@ -142,12 +143,12 @@ def run(
     interval: Annotated[str, typer.Option(help="Simulated idle time between tests.")] = "5s",
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
-    out: Annotated[Path, typer.Option(help="Folder the results JSON is written to.")] = Path("results"),
+    out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
     plot: Annotated[Path | None, typer.Option(help="fill: also draw the curve as a PNG.")] = None,
 ) -> None:
     """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state, the Starblaze
     database mix) and print its results, the published figures beside them where there are any, and the
-    drive's internal counters."""
+    drive's internal counters; write the full result as JSON and an HTML report of it into --out."""
     if suite not in SUITES:
         raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
     if plot is not None:
@@ -177,16 +178,18 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    html = write_report(res, path.with_suffix(".html"), created=created)
     if plot is not None and isinstance(res, FillResult):
         (stderr if json_ else stdout).print(f"wrote {res.plot(plot)}")
     if json_:
         print(json.dumps(doc, indent=2))
         stderr.print(f"wrote {path}")
+        stderr.print(f"wrote {html}", markup=False, soft_wrap=True)
         return
-    tables = [res.table(), res.counters_table()] if isinstance(res, CdmResult) else res.tables()
-    for table in tables:
+    for table in res.tables():
         stdout.print(table)
     stdout.print(f"wrote {path}")
+    stdout.print(f"wrote {html}", markup=False, soft_wrap=True)
 
 
 @app.command()

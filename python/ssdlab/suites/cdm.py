@@ -236,6 +236,10 @@ class CdmResult:
             t.add_row(r.label, *(fmt(r.counters.get(key, 0.0)) for _, key, fmt in cols))
         return t
 
+    def tables(self) -> list[Table]:
+        """What ``ssdlab run --suite cdm`` prints: the results, then the drive internals behind them."""
+        return [self.table(), self.counters_table()]
+
 
 def _count(n: float) -> str:
     """A count in at most 6 characters: 950, 12.3k, 1.63M."""

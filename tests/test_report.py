@@ -1,0 +1,292 @@
+"""The HTML report (ssdlab.report) and ``ssdlab run`` writing it: read with html.parser, and drawn by a real
+browser (Debian's chromium, which ``make sysdeps`` installs; these tests do not skip without it)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib.image
+import numpy as np
+import pytest
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+import ssdlab
+from ssdlab.report import write_report
+from ssdlab.suites import CdmResult, FillResult, run_cdm, run_fill
+
+#: As tests/test_fill.py: a 16 GB bg4-1tb on 36 blocks per plane, SLC cache, TLC and folding levels in ~0.2 s.
+SMALL_FILL = {"ftl.user_capacity_gb": 16, "nand.blocks_per_plane": 36}
+FAST_CDM = {"test_size": "64m", "runs": 2, "duration": "50ms", "warmup": "20ms", "interval": "100ms"}
+SSDLAB = Path(sys.executable).parent / "ssdlab"
+
+
+@dataclass
+class ParsedTable:
+    caption: str = ""
+    headers: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+
+
+class ReportParser(HTMLParser):
+    """The parts of the report the tests read: tables, images, <details> summaries and <pre> text, and every
+    tag with the attributes that could load something from outside."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[ParsedTable] = []
+        self.images: list[str] = []
+        self.summaries: list[str] = []
+        self.pres: list[str] = []
+        self.details_open: list[bool] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.title = ""
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag == "table":
+            self.tables.append(ParsedTable())
+        elif tag == "tr" and self.tables:
+            self.tables[-1].rows.append([])
+        elif tag == "img":
+            self.images.append(dict(attrs).get("src") or "")
+        elif tag == "details":
+            self.details_open.append("open" in dict(attrs))
+        if tag in ("caption", "th", "td", "summary", "pre", "title"):
+            self._text = []
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._text is None or tag not in ("caption", "th", "td", "summary", "pre", "title"):
+            return
+        text, self._text = "".join(self._text), None
+        if tag == "caption":
+            self.tables[-1].caption = text
+        elif tag == "th":
+            self.tables[-1].headers.append(text)
+            self.tables[-1].rows[-1].append(text)  # the header row, dropped below
+        elif tag == "td":
+            self.tables[-1].rows[-1].append(text)
+        elif tag == "summary":
+            self.summaries.append(text)
+        elif tag == "pre":
+            self.pres.append(text)
+        else:
+            self.title = text
+
+    def close(self) -> None:
+        super().close()
+        for t in self.tables:
+            t.rows = [r for r in t.rows if r and r != t.headers]
+
+
+def parse(html: str) -> ReportParser:
+    p = ReportParser()
+    p.feed(html)
+    p.close()
+    return p
+
+
+def printed(table: Table) -> str:
+    """The table as ``ssdlab run`` prints it, wide enough that no cell wraps."""
+    console = Console(file=io.StringIO(), width=400, color_system=None)
+    console.print(table)
+    return console.file.getvalue()  # type: ignore[attr-defined, no-any-return]
+
+
+def plain(title: object) -> str:
+    return Text.from_markup(title).plain if isinstance(title, str) else str(title)
+
+
+@pytest.fixture(scope="module")
+def fill_result() -> FillResult:
+    return run_fill(ssdlab.Drive.from_preset("bg4-1tb", set=SMALL_FILL))
+
+
+@pytest.fixture(scope="module")
+def cdm_result() -> CdmResult:
+    drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+    return run_cdm(drive, version="8", seed=3, **FAST_CDM)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def fill_html(fill_result: FillResult, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_report(fill_result, tmp_path_factory.mktemp("report") / "fill.html")
+
+
+@pytest.fixture(scope="module")
+def cdm_html(cdm_result: CdmResult, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_report(cdm_result, tmp_path_factory.mktemp("report") / "cdm.html")
+
+
+def assert_has_the_printed_tables(report: ReportParser, tables: list[Table]) -> None:
+    """Every table the suite prints is in the report, in order: its title as the caption, the same header
+    cells, the same number of rows, and every cell's text as rich prints it."""
+    assert len(report.tables) >= len(tables)
+    for parsed, table in zip(report.tables, tables, strict=False):
+        assert parsed.caption == plain(table.title)
+        assert parsed.headers == [plain(c.header) for c in table.columns]
+        assert len(parsed.rows) == table.row_count
+        text = printed(table)
+        for row in parsed.rows:
+            assert len(row) == len(table.columns)
+            for cell in row:
+                assert cell in text, f"{cell!r} is not printed by {parsed.caption!r}"
+
+
+def test_fill_report_has_the_tables_the_numbers_and_the_plot(
+    fill_result: FillResult, fill_html: Path
+) -> None:
+    report = parse(fill_html.read_text(encoding="utf-8"))
+    tables = fill_result.tables()
+    assert_has_the_printed_tables(report, tables)
+    curve, levels = report.tables[0], report.tables[1]
+    assert curve.caption.startswith("Whole-drive fill - bg4-1tb - 16 GB")
+    assert f"average {fill_result.average_mbps:,.0f} MB/s" in curve.caption
+    assert curve.headers == [
+        "GB",
+        "fill",
+        "MB/s",
+        "SLC used GB",
+        "SLC size GB",
+        "folded GB",
+        "SLC written GB",
+    ]
+    # One row per GB, each with the MB/s and fill level as the table prints them.
+    assert [r[2] for r in curve.rows] == [f"{p.mbps:,.0f}" for p in fill_result.points]
+    assert [r[1] for r in curve.rows] == [f"{p.fill_end:.1%}" for p in fill_result.points]
+    assert [r[3] for r in levels.rows] == [f"{lv.mbps:,.0f}" for lv in fill_result.levels()]
+    # The curve as an inline PNG that decodes.
+    (src,) = report.images
+    prefix = "data:image/png;base64,"
+    assert src.startswith(prefix)
+    png = base64.b64decode(src[len(prefix) :], validate=True)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    pixels = matplotlib.image.imread(io.BytesIO(png), format="png")
+    assert pixels.shape[0] > 200 and pixels.shape[1] > 400
+    # The drive's counters (fill carries them), after the suite's tables.
+    counters = report.tables[len(tables)]
+    assert counters.headers == ["counter", "value"]
+    shown = dict((r[0], r[1]) for r in counters.rows)
+    assert shown.keys() == fill_result.counters.keys()
+    assert shown["host_write_bytes"] == f"{fill_result.counters['host_write_bytes']:,.0f}" == "16,000,000,000"
+
+
+def test_cdm_report_has_both_tables_and_the_numbers(cdm_result: CdmResult, cdm_html: Path) -> None:
+    report = parse(cdm_html.read_text(encoding="utf-8"))
+    tables = cdm_result.tables()
+    assert len(tables) == 2
+    assert_has_the_printed_tables(report, tables)
+    assert len(report.tables) == 2  # no counters of its own: they are per test, in the second table
+    assert report.images == []
+    grid, internals = report.tables
+    assert grid.caption.startswith("CrystalDiskMark 8 - bg4-1tb - 64m test file, 2 x 0.05 s - seed 3")
+    assert grid.headers == ["test", "Read MB/s", "IOPS", "lat us", "Write MB/s", "IOPS", "lat us"]
+    assert [r[0] for r in grid.rows] == ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]
+    for cells in grid.rows:
+        read, write = cdm_result.row(cells[0], "read"), cdm_result.row(cells[0], "write")
+        assert cells[1:4] == [f"{read.mbps:,.2f}", f"{read.iops:,.0f}", f"{read.latency_us:,.1f}"]
+        assert cells[4:] == [f"{write.mbps:,.2f}", f"{write.iops:,.0f}", f"{write.latency_us:,.1f}"]
+    assert internals.caption.startswith("Drive internals per test")
+    assert [r[0] for r in internals.rows][:2] == ["test file write", "SEQ1M Q8T1 read"]
+
+
+def test_report_title_names_suite_preset_seed_version_and_date(cdm_html: Path, fill_html: Path) -> None:
+    cdm, fill = (parse(p.read_text(encoding="utf-8")) for p in (cdm_html, fill_html))
+    assert cdm.title == "ssdlab cdm8 - bg4-1tb" and fill.title == "ssdlab fill - bg4-1tb"
+    html = cdm_html.read_text(encoding="utf-8")
+    for text in ("<dt>seed</dt><dd>3</dd>", f"<dd>{ssdlab.__version__}</dd>", "<time datetime="):
+        assert text in html
+
+
+def test_report_is_self_contained_with_the_config_collapsed(cdm_result: CdmResult, cdm_html: Path) -> None:
+    report = parse(cdm_html.read_text(encoding="utf-8"))
+    for tag, attrs in report.tags:
+        assert tag not in ("script", "link", "iframe", "object"), tag
+        for name in ("src", "href"):
+            value = attrs.get(name)
+            assert value is None or value.startswith("data:"), (tag, name, value)
+    assert report.details_open == [False]
+    assert report.summaries == ["Drive config (TOML)"]
+    assert report.pres == [cdm_result.config_toml]  # escaped in HTML, the same text once parsed
+
+
+def test_run_writes_the_report_beside_the_json_and_prints_its_path(tmp_path: Path) -> None:
+    args = ["--preset", "bg4-1tb", "--set", "ftl.user_capacity_gb=16", "--suite", "cdm", "--test-size", "64m"]
+    env = {**os.environ, "COLUMNS": "200"}
+    cmd = [
+        str(SSDLAB),
+        "run",
+        *args,
+        "--runs",
+        "1",
+        "--duration",
+        "20ms",
+        "--interval",
+        "0.1s",
+        "--seed",
+        "5",
+    ]
+    out = subprocess.run(
+        [*cmd, "--out", "res"], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    (json_file,) = (tmp_path / "res").glob("bg4-1tb-cdm-*.json")
+    (html_file,) = (tmp_path / "res").glob("bg4-1tb-cdm-*.html")
+    assert html_file == json_file.with_suffix(".html")
+    assert f"wrote {Path('res') / html_file.name}" in out.stdout.splitlines()
+    report = parse(html_file.read_text(encoding="utf-8"))
+    assert report.tables[0].caption.startswith(
+        "CrystalDiskMark 8 - bg4-1tb - 64m test file, 1 x 0.02 s - seed 5"
+    )
+    # With --json the JSON alone is on stdout; the paths go to stderr.
+    out = subprocess.run(
+        [*cmd, "--json", "--out", str(tmp_path / "j")], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    (html_file,) = (tmp_path / "j").glob("*.html")
+    assert f"wrote {html_file}" in out.stderr.splitlines()
+    assert out.stdout.lstrip().startswith("{")
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "chromium is not installed: `make sysdeps` installs it (Debian package chromium)"
+    return path
+
+
+def test_report_renders_in_headless_chromium(fill_html: Path, tmp_path: Path) -> None:
+    """The fill report (tables, plot, counters) as a person would see it: a screenshot that is not blank."""
+    page = fill_html
+    shot = tmp_path / "shot.png"
+    cmd = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={shot}",
+        "--window-size=1200,2000",
+        page.resolve().as_uri(),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and shot.exists(), out.stderr
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[:2] == (2000, 1200)
+    rgb = (pixels[..., :3] * 255).round().astype(np.uint8).reshape(-1, 3)
+    # Text, table rules and (for fill) the plot: many colours, and a fair share of the page not white.
+    assert len(np.unique(rgb, axis=0)) > 50
+    assert (rgb.min(axis=1) < 200).mean() > 0.01
