@@ -38,7 +38,7 @@ def differing(a: str, b: str) -> set[str]:
         # same 256 Gbit BiCS4 die, twice as many
         ("bg4-256gb", NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         # 512 Gbit BiCS4 dies: more blocks per plane, their own SLC-mode program time; and no whole-block
-        # folding near full (see its preset: no published 1TB fill curve to justify it)
+        # folding near full (see its preset: no published 1TB fill curve justifies it)
         ("bg4-1tb", NAMES | GEOMETRY | {"nand.slc_tPROG_us", "ftl.slc_cache.fold_whole_blocks_above_fill"}),
         # the BG3: PCIe x2, a 38 MiB HMB, and the 64-layer BiCS3 generation's geometry and timings
         (
