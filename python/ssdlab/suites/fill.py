@@ -288,6 +288,7 @@ class FillResult:
         return compare_fill_curve(self.points, published, tolerance)
 
     def to_dict(self) -> dict[str, object]:
+        checks = self.against_published()
         return {
             "suite": "fill",
             "ssdlab_version": ssdlab_version(),
@@ -304,7 +305,7 @@ class FillResult:
                 for lv in self.levels()
             ],
             "cache_exhausted_at": self.cache_exhausted_at(),
-            "published": None if (checks := self.published()) is None else [c.to_dict() for c in checks],
+            "published": None if checks is None else [c.to_dict() for c in checks],
             "points": [p.to_dict() for p in self.points],
             "counters": self.counters,
             "config_toml": self.config_toml,
@@ -345,7 +346,7 @@ class FillResult:
             t.add_row(f"{lv.fill_start:.1%}", f"{lv.fill_end:.1%}", f"{gb:.0f}", f"{lv.mbps:,.0f}")
         return t
 
-    def published(self) -> list[SegmentCheck] | None:
+    def against_published(self) -> list[SegmentCheck] | None:
         """This curve against the preset's published fill curve (published.toml), if there is one."""
         curve = published.fill_curve(self.preset)
         return None if curve is None else self.compare(curve)
@@ -366,7 +367,7 @@ class FillResult:
     def tables(self) -> list[Table]:
         """What ``ssdlab run --suite fill`` prints: the curve, its levels, and the published curve beside
         it when there is one."""
-        checks = self.published()
+        checks = self.against_published()
         extra = [] if checks is None else [self.published_table(checks)]
         return [self.table(), self.levels_table(), *extra]
 
