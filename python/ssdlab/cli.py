@@ -33,7 +33,7 @@ from ssdlab._core import ConfigError, SimulationError, SsdlabError, version
 from ssdlab.drive import Drive
 from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
-from ssdlab.report import write_report
+from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
 from ssdlab.suites.dbmix import DbmixResult, run_dbmix
@@ -260,12 +260,8 @@ def _print_result(res: Result) -> None:
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
     stdout.print(t)
-    c = Table(title=f"Drive counters over the run ({res.elapsed_s:.3g} s measured)")
-    c.add_column("counter")
-    c.add_column("value", justify="right")
-    for name, value in res.counters.items():
-        c.add_row(name, f"{value:,.4f}" if value != int(value) else f"{value:,.0f}")
-    stdout.print(c)
+    title = f"Drive counters over the run ({res.elapsed_s:.3g} s measured)"
+    stdout.print(counters_table(res.counters, title))
 
 
 def _one_line(err: SsdlabError) -> str:

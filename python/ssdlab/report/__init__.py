@@ -45,7 +45,7 @@ from ssdlab.suites.dbmix import DbmixResult
 from ssdlab.suites.fill import FillResult
 from ssdlab.suites.snia import SniaIopsResult
 
-__all__ = ["HtmlTable", "SuiteResult", "html_table", "render_report", "write_report"]
+__all__ = ["HtmlTable", "SuiteResult", "counters_table", "html_table", "render_report", "write_report"]
 
 #: What ``ssdlab run`` produces, one type per suite.
 SuiteResult = CdmResult | FillResult | SniaIopsResult | DbmixResult
@@ -115,14 +115,15 @@ def html_table(table: Table) -> HtmlTable:
 
 
 def _counter(value: float) -> str:
-    """A counter as ``ssdlab workload`` prints it: integers with thousands separators, else 4 decimals."""
+    """A counter as it is printed: integers with thousands separators, else 4 decimals."""
     if not math.isfinite(value):
         return str(value)
     return f"{value:,.0f}" if value == int(value) else f"{value:,.4f}"
 
 
 def counters_table(counters: Mapping[str, float], title: str = "Drive counters over the run") -> Table:
-    """The drive's counters, one row each, in the order the result holds them."""
+    """The drive's counters, one row each, in the order the result holds them (``ssdlab workload`` prints
+    this table too)."""
     t = Table(title=title)
     t.add_column("counter")
     t.add_column("value", justify="right")
