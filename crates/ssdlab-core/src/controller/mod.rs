@@ -173,6 +173,15 @@ impl Controller {
         Ok(acked.max(mapped))
     }
 
+    /// Flush, arriving at `now`: partly filled program units are programmed (padded); returns when every
+    /// host write acknowledged so far is on flash.
+    pub fn flush(&mut self, now: Ns) -> Ns {
+        let t = self.firmware(now, self.write_overhead);
+        self.ftl.flush_open_units(&mut self.ops);
+        self.schedule(t);
+        self.in_flight.iter().map(|&(_, _, done)| done).fold(t, Ns::max)
+    }
+
     /// Slots one LPN of data `compress_pct` percent compressible takes on flash.
     fn slots_per_lpn(&self, compress_pct: u32) -> u32 {
         let z = &self.compression;

@@ -5,8 +5,6 @@ use std::collections::BinaryHeap;
 /// What can happen at a point in simulated time. Small and `Copy`: no allocation per event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
-    /// An IO of job `job` completed; its queue slot is free again.
-    SlotFree { job: u32 },
     /// A rate-limited or thinking job may issue its next IO.
     Issue { job: u32 },
 }
@@ -28,6 +26,11 @@ impl EventQueue {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
 
+    /// When the next event happens.
+    pub fn peek_time(&self) -> Option<Ns> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }
@@ -41,11 +44,12 @@ mod tests {
     fn equal_times_pop_in_insertion_order() {
         let mut q = EventQueue::default();
         q.push(10, Event::Issue { job: 2 });
-        q.push(5, Event::SlotFree { job: 9 });
-        q.push(10, Event::SlotFree { job: 1 });
-        assert_eq!(q.pop(), Some((5, Event::SlotFree { job: 9 })));
+        q.push(5, Event::Issue { job: 9 });
+        q.push(10, Event::Issue { job: 1 });
+        assert_eq!(q.peek_time(), Some(5));
+        assert_eq!(q.pop(), Some((5, Event::Issue { job: 9 })));
         assert_eq!(q.pop(), Some((10, Event::Issue { job: 2 })));
-        assert_eq!(q.pop(), Some((10, Event::SlotFree { job: 1 })));
+        assert_eq!(q.pop(), Some((10, Event::Issue { job: 1 })));
         assert!(q.pop().is_none());
     }
 }

@@ -334,6 +334,28 @@ impl Ftl {
         Ok(ppn)
     }
 
+    /// Program every partly filled host unit now, the rest of each unit padded (a flush or a FUA write:
+    /// acknowledged data must reach flash). The next host data on that die starts a new unit.
+    pub fn flush_open_units(&mut self, ops: &mut Vec<FlashOp>) {
+        for die in 0..self.host_units.len() {
+            let Some(u) = self.host_units[die].take() else { continue };
+            if u.filled == 0 {
+                continue;
+            }
+            let pad = self.geo.slots_per_program(u.mode).saturating_sub(u.filled);
+            self.blocks[u.block as usize].written += pad;
+            self.counters.padded_slots += u64::from(pad);
+            ops.push(FlashOp::Program {
+                block: u.block,
+                offset: u.offset,
+                slots: u.filled,
+                source: Source::Host,
+                mode: u.mode,
+            });
+            self.close_if_full(u.block);
+        }
+    }
+
     /// Close `block` early: the rest of it stays empty; the unit at `unit_offset` is programmed padded.
     fn pad_block(&mut self, block: u32, unit_offset: u32, source: Source, ops: &mut Vec<FlashOp>) {
         let b = &mut self.blocks[block as usize];

@@ -1,23 +1,9 @@
 //! One fio job: where its next IO goes, and whether it is done.
 
+use super::command::{Command, Op};
 use super::workload::{Rw, Workload};
 use crate::engine::{stream, Ns, Rng, NS_PER_S};
 use rand::RngExt;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IoKind {
-    Read,
-    Write,
-    Trim,
-}
-
-/// One IO: kind, byte offset on the drive, length in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Io {
-    pub kind: IoKind,
-    pub offset: u64,
-    pub len: u64,
-}
 
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -28,6 +14,7 @@ pub struct Job {
     blocks: u64,
     next_block: u64,
     rwmixread: u32,
+    compress_pct: u32,
     io_limit: u64,
     issued: u64,
     pub outstanding: u32,
@@ -40,6 +27,7 @@ pub struct Job {
 }
 
 impl Job {
+    /// Job `index` of a run (its random stream is `stream(w.seed, index)`), starting at `start`.
     pub fn new(w: &Workload, index: u32, capacity: u64, start: Ns) -> Self {
         Job {
             rng: stream(w.seed, u64::from(index)),
@@ -49,6 +37,7 @@ impl Job {
             blocks: w.span(capacity) / w.bs,
             next_block: 0,
             rwmixread: w.rwmixread,
+            compress_pct: w.buffer_compress_percentage,
             // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
             io_limit: (w.io_limit(capacity) / w.bs).max(1).saturating_mul(w.bs),
             issued: 0,
@@ -62,16 +51,16 @@ impl Job {
     }
 
     /// The next IO; marks the job done once it has moved its `io_limit`.
-    pub fn next_io(&mut self) -> Io {
+    pub fn next_io(&mut self) -> Command {
         let kind = match self.rw {
-            Rw::Read | Rw::RandRead => IoKind::Read,
-            Rw::Write | Rw::RandWrite => IoKind::Write,
-            Rw::Trim | Rw::RandTrim => IoKind::Trim,
+            Rw::Read | Rw::RandRead => Op::Read,
+            Rw::Write | Rw::RandWrite => Op::Write,
+            Rw::Trim | Rw::RandTrim => Op::Trim,
             Rw::ReadWrite | Rw::RandRw => {
                 if self.rng.random_range(0..100) < self.rwmixread {
-                    IoKind::Read
+                    Op::Read
                 } else {
-                    IoKind::Write
+                    Op::Write
                 }
             }
         };
@@ -87,6 +76,9 @@ impl Job {
             self.done = true;
         }
         self.next_issue += self.issue_interval;
-        Io { kind, offset: self.base + block * self.bs, len: self.bs }
+        Command {
+            compress_pct: self.compress_pct,
+            ..Command::new(kind, self.base + block * self.bs, self.bs)
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! The host: workloads (fio's vocabulary), the jobs that issue them, and the NVMe/AHCI queue in front of
 //! the device.
 
+mod command;
 mod job;
 mod queue;
 mod workload;
 
-pub use job::{Io, IoKind, Job};
+pub use command::{Command, Completion, Op, Status};
+pub use job::Job;
 pub use queue::DeviceQueue;
 pub use workload::{Rw, Workload, WorkloadError};

@@ -5,6 +5,7 @@ mod series;
 pub use series::Series;
 
 use crate::engine::Ns;
+use crate::host::{Completion, Op};
 use hdrhistogram::Histogram;
 
 /// A latency distribution in nanoseconds (HDR histogram, 3 significant digits, 1 ns .. ~18 min).
@@ -67,6 +68,7 @@ pub struct RunStats {
     pub read: DirTotals,
     pub write: DirTotals,
     pub trim: DirTotals,
+    pub flush: DirTotals,
     pub lat_all: Latency,
     pub lat_read: Latency,
     pub lat_write: Latency,
@@ -81,11 +83,37 @@ impl RunStats {
             read: DirTotals::default(),
             write: DirTotals::default(),
             trim: DirTotals::default(),
+            flush: DirTotals::default(),
             lat_all: Latency::default(),
             lat_read: Latency::default(),
             lat_write: Latency::default(),
             series: Series::new(interval_ns),
         }
+    }
+
+    /// Count one measured command (reads and writes in the latency histograms; trims and flushes only in
+    /// their totals).
+    pub fn record(&mut self, c: &Completion) {
+        let lat = c.complete_ns - c.submit_ns;
+        let (dir, hist) = match c.op {
+            Op::Read => (&mut self.read, Some(&mut self.lat_read)),
+            Op::Write => (&mut self.write, Some(&mut self.lat_write)),
+            Op::Trim => (&mut self.trim, None),
+            Op::Flush => (&mut self.flush, None),
+        };
+        dir.ios += 1;
+        dir.bytes += c.len;
+        if let Some(h) = hist {
+            h.record(lat);
+            self.lat_all.record(lat);
+        }
+        let (rb, wb) = match c.op {
+            Op::Read => (c.len, 0),
+            Op::Write => (0, c.len),
+            _ => (0, 0),
+        };
+        self.series.record(c.complete_ns - self.measure_start, rb, wb, lat);
+        self.last_completion = self.last_completion.max(c.complete_ns);
     }
 
     /// Simulated time from the end of ramp to the last completion.
