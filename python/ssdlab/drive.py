@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
+from typing import NamedTuple
 
 from ssdlab._core import NativeDrive
-from ssdlab.errors import config_error
+from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import read_preset
 from ssdlab.result import Result
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["Drive", "Overrides", "parse_overrides"]
+__all__ = ["Completion", "Drive", "Overrides", "parse_overrides"]
 
 #: ``--set`` overrides: ``{"nand.tR_us": 50}`` or ``["nand.tR_us=50"]``.
 Overrides = Mapping[str, object] | Iterable[str] | None
@@ -42,11 +43,36 @@ def parse_overrides(overrides: Overrides) -> list[tuple[str, str]]:
     return pairs
 
 
+def _u64(value: int | str, name: str) -> int:
+    """A byte count the engine can hold (it counts in unsigned 64-bit integers)."""
+    n = parse_size(value, name)
+    if n >= 2**64:
+        raise workload_error(name, f"must be below 2**64 bytes (got {n})", n)
+    return n
+
+
 def _toml_text(value: object) -> str:
     # TOML spells booleans in lower case; everything else the loader parses from str().
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+class Completion(NamedTuple):
+    """A finished command, as :meth:`Drive.poll` returns it. Times are simulated nanoseconds."""
+
+    id: int
+    op: str
+    offset: int
+    length: int
+    submit_ns: int
+    complete_ns: int
+    status: str
+
+    @property
+    def latency_us(self) -> float:
+        """From submission to completion."""
+        return (self.complete_ns - self.submit_ns) / 1e3
 
 
 class Drive:
@@ -103,9 +129,92 @@ class Drive:
         """The full parameter set as TOML that :meth:`from_toml_str` loads back."""
         return self._drive.config_toml()
 
-    def run(self, workload: Workload, progress: Callable[[float], None] | None = None) -> Result:
-        """Play ``workload`` from the drive's current state; ``progress`` gets the fraction done."""
-        return Result(self._drive.run(workload.to_native(), progress), self.name, workload)
+    def run(
+        self,
+        workload: Workload | Sequence[Workload],
+        progress: Callable[[float], None] | None = None,
+    ) -> Result:
+        """Play ``workload`` from the drive's current state; ``progress`` gets the fraction done.
+
+        Several job specs run at the same time, like fio jobs in one group: each with its own ``rw``,
+        ``bs``, ``iodepth``, region, rate, think time and runtime. The result is the group's, with one
+        :class:`ssdlab.result.JobResult` per spec in ``result.jobs``.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+        >>> _ = drive.run(ssdlab.Workload(rw="write", bs="1m", iodepth=8, size="2g"))
+        >>> reader = ssdlab.Workload(rw="randread", iodepth=4, size="2g", runtime="50ms")
+        >>> writer = ssdlab.Workload(rw="write", bs="128k", iodepth=8, offset="4g", size="4g", runtime="50ms")
+        >>> alone, mixed = drive.clone().run(reader), drive.run([reader, writer])
+        >>> mixed.jobs[0].read.latency.mean_us > alone.read.latency.mean_us  # reads wait behind programs
+        True
+        """
+        jobs = [workload] if isinstance(workload, Workload) else list(workload)
+        if not jobs:
+            raise workload_error("jobs", "a run needs at least one workload", "[]")
+        for w in jobs:
+            if not isinstance(w, Workload):
+                raise workload_error("jobs", f"{w!r} is not an ssdlab.Workload", w)
+        native = self._drive.run([w.to_native() for w in jobs], progress)
+        return Result(native, self.name, jobs)
+
+    # The stepping API: drive the simulated SSD one command at a time (a trace, a block device, a test).
+
+    @property
+    def now_ns(self) -> int:
+        """The drive's clock, simulated nanoseconds since it was made."""
+        return self._drive.now_ns
+
+    def submit(
+        self,
+        op: str,
+        offset: int | str,
+        length: int | str,
+        *,
+        compress_percentage: int = 0,
+        fua: bool = False,
+    ) -> int:
+        """Submit one command at the drive's current time (:attr:`now_ns`) and return its id.
+
+        ``op`` is ``read``, ``write``, ``trim`` or ``flush`` (a flush ignores offset and length and
+        completes once every acknowledged write is on flash). Offsets and lengths are whole 4 KiB pages;
+        ``fua`` makes a write complete only once it is programmed. The completion time is computed now
+        and is final; collect the completion with :meth:`poll` once :meth:`advance` has reached it.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+        >>> ids = [drive.submit("write", i * 4096, 4096) for i in range(4)]
+        >>> flush = drive.submit("flush", 0, 0)
+        >>> _ = drive.advance()                      # to the first completion
+        >>> [c.id for c in drive.poll()] == ids[:1]
+        True
+        >>> while drive.outstanding:
+        ...     _ = drive.advance()
+        ...     done = drive.poll()
+        >>> done[-1].id == flush, done[-1].op, done[-1].status
+        (True, 'flush', 'success')
+        """
+        return self._drive.submit(
+            op, _u64(offset, "offset"), _u64(length, "length"), compress_percentage, fua
+        )
+
+    def advance(self, until_ns: int | None = None) -> int:
+        """Move the clock to ``until_ns`` (never back), or to the next completion when None; returns
+        the new time. Background work (GC, folding) runs in idle time as it would inside :meth:`run`."""
+        return self._drive.advance(until_ns)
+
+    def poll(self) -> list[Completion]:
+        """The completions due by now, earliest first (ties in submission order)."""
+        return [Completion(*c) for c in self._drive.poll()]
+
+    @property
+    def outstanding(self) -> int:
+        """Commands submitted and not yet polled."""
+        return self._drive.outstanding
 
     def idle(self, duration: str | int | float) -> None:
         """Let simulated time pass with no host IO (a bare number is seconds)."""

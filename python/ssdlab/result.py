@@ -10,7 +10,7 @@ import numpy.typing as npt
 from ssdlab._core import NativeLatency, NativeResult, version
 from ssdlab.workload import Workload
 
-__all__ = ["REPORTED_PERCENTILES", "Direction", "Latency", "Result", "Series"]
+__all__ = ["REPORTED_PERCENTILES", "Direction", "JobResult", "Latency", "Result", "Series"]
 
 #: Percentiles written out by :meth:`Latency.to_dict` (plus the maximum).
 REPORTED_PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
@@ -123,28 +123,11 @@ class Series:
         return len(self.time_s)
 
 
-class Result:
-    """The result of one :meth:`ssdlab.Drive.run`.
+class _Measured:
+    """Throughput and latency of a set of IOs over the measured time (shared by runs and their jobs)."""
 
-    Rates are over the measured time (after ``ramp_time``, to the last completion), in decimal MB/s and IOs
-    per simulated second. ``counters`` are the change in the drive's counters over the run, with ``waf``,
-    ``die_utilisation_mean`` and ``elapsed_s``.
-
-    Examples
-    --------
-    >>> import ssdlab
-    >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
-    >>> res = drive.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="256m"))
-    >>> res.write.bytes == 256 << 20, res.read.ios
-    (True, 0)
-    >>> round(res.counters["waf"], 2), len(res.series) > 0   # NAND bytes programmed / host bytes written
-    (1.0, True)
-    """
-
-    def __init__(self, native: NativeResult, preset: str, workload: Workload) -> None:
+    def __init__(self, native: NativeResult) -> None:
         self._res = native
-        self.preset = preset
-        self.workload = workload
 
     @property
     def elapsed_s(self) -> float:
@@ -186,6 +169,77 @@ class Result:
     def series(self) -> Series:
         return Series.from_native(self._res.series)
 
+    def _measures(self) -> dict[str, object]:
+        return {
+            "elapsed_s": self.elapsed_s,
+            "iops": self.iops,
+            "bandwidth_mbps": self.bandwidth_mbps,
+            "latency": self.latency.to_dict(),
+            "read": self.read.to_dict(),
+            "write": self.write.to_dict(),
+            "trim_ios": self.trim_ios,
+        }
+
+
+class JobResult(_Measured):
+    """What one job spec of a run measured (its own IOs; the drive's counters are the run's).
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+    >>> res = drive.run([ssdlab.Workload(rw="randread", size="1g", runtime="20ms"),
+    ...                  ssdlab.Workload(rw="write", bs="128k", offset="2g", size="1g", runtime="20ms")])
+    >>> [job.workload.rw for job in res.jobs], res.jobs[1].read.ios
+    (['randread', 'write'], 0)
+    """
+
+    def __init__(self, native: NativeResult, workload: Workload) -> None:
+        super().__init__(native)
+        self.workload = workload
+
+    def to_dict(self) -> dict[str, object]:
+        return {"workload": self.workload.to_dict(), **self._measures(), "series": self.series.to_dict()}
+
+    def __repr__(self) -> str:
+        return (
+            f"JobResult(rw={self.workload.rw!r}, iops={self.iops:.0f}, "
+            f"bandwidth_mbps={self.bandwidth_mbps:.1f}, mean_latency_us={self.latency.mean_us:.1f})"
+        )
+
+
+class Result(_Measured):
+    """The result of one :meth:`ssdlab.Drive.run`.
+
+    Rates are over the measured time (after ``ramp_time``, to the last completion), in decimal MB/s and IOs
+    per simulated second. ``counters`` are the change in the drive's counters over the run, with ``waf``,
+    ``die_utilisation_mean`` and ``elapsed_s``. A run of several job specs reports the group here (fio's
+    ``group_reporting``) and each spec in :attr:`jobs`.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+    >>> res = drive.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="256m"))
+    >>> res.write.bytes == 256 << 20, res.read.ios
+    (True, 0)
+    >>> round(res.counters["waf"], 2), len(res.series) > 0   # NAND bytes programmed / host bytes written
+    (1.0, True)
+    """
+
+    def __init__(self, native: NativeResult, preset: str, workloads: Workload | list[Workload]) -> None:
+        super().__init__(native)
+        self.preset = preset
+        #: The job specs of the run, in the order given.
+        self.workloads = workloads if isinstance(workloads, list) else [workloads]
+        #: The first (for a one-job run, the only) job spec.
+        self.workload = self.workloads[0]
+
+    @property
+    def jobs(self) -> list[JobResult]:
+        """One result per job spec, in the order given."""
+        return [JobResult(j, w) for j, w in zip(self._res.jobs, self.workloads, strict=True)]
+
     @property
     def counters(self) -> dict[str, float]:
         return dict(self._res.counters)
@@ -197,26 +251,24 @@ class Result:
 
     def to_dict(self) -> dict[str, object]:
         """Everything, JSON-ready, with the preset, seed and ssdlab version that produced it."""
-        return {
+        out: dict[str, object] = {
             "ssdlab_version": version(),
             "preset": self.preset,
             "seed": self.workload.seed,
             "workload": self.workload.to_dict(),
-            "elapsed_s": self.elapsed_s,
-            "iops": self.iops,
-            "bandwidth_mbps": self.bandwidth_mbps,
-            "latency": self.latency.to_dict(),
-            "read": self.read.to_dict(),
-            "write": self.write.to_dict(),
-            "trim_ios": self.trim_ios,
+            **self._measures(),
             "counters": self.counters,
             "die_utilisation": self.die_utilisation.tolist(),
             "series": self.series.to_dict(),
         }
+        if len(self.workloads) > 1:
+            out["jobs"] = [j.to_dict() for j in self.jobs]
+        return out
 
     def __repr__(self) -> str:
+        rw = "+".join(w.rw for w in self.workloads)
         return (
-            f"Result(preset={self.preset!r}, rw={self.workload.rw!r}, iops={self.iops:.0f}, "
+            f"Result(preset={self.preset!r}, rw={rw!r}, iops={self.iops:.0f}, "
             f"bandwidth_mbps={self.bandwidth_mbps:.1f}, mean_latency_us={self.latency.mean_us:.1f})"
         )
 

@@ -27,8 +27,8 @@ pub mod stats;
 pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, RunResult};
 pub use error::SimError;
-pub use host::{Rw, Workload, WorkloadError};
-pub use stats::{Latency, Series};
+pub use host::{Command, Completion, Op, Rw, Status, Workload, WorkloadError};
+pub use stats::{Latency, RunStats, Series};
 
 /// The crate version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -5,8 +5,10 @@ use crate::result::{counters_dict, NativeResult};
 use crate::workload;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
+use ssdlab_core::host::{Command, Op};
 use ssdlab_core::{Drive, DriveConfig, SimError};
+use std::str::FromStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// One simulated SSD whose state persists from run to run.
@@ -46,18 +48,24 @@ impl NativeDrive {
         self.drive.now_ns()
     }
 
-    /// Play a workload (a dict of `ssdlab_core::Workload` fields) against the drive.
+    /// Play one or more job specs (dicts of `ssdlab_core::Workload` fields) at once against the drive.
     ///
     /// The GIL is released while the simulation runs. `progress(fraction)` is called now and then;
     /// an exception from it, or a signal such as Ctrl-C, cancels the run and is raised here.
-    #[pyo3(signature = (workload, progress = None))]
+    #[pyo3(signature = (jobs, progress = None))]
     fn run(
         mut slf: PyRefMut<'_, Self>,
-        workload: &Bound<'_, PyDict>,
+        jobs: &Bound<'_, PyList>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<NativeResult> {
         let py = slf.py();
-        let w = workload::from_dict(py, workload)?;
+        let specs = jobs
+            .iter()
+            .map(|j| {
+                let d = j.cast::<PyDict>().map_err(|_| PyValueError::new_err("each job must be a dict"))?;
+                workload::from_dict(py, d)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let drive = &mut slf.drive;
         let mut pending: Option<PyErr> = None;
         let outcome = py.detach(|| {
@@ -79,17 +87,66 @@ impl NativeDrive {
                     }
                 })
             };
-            guarded(|| drive.run(&w, &mut on_progress))
+            guarded(|| drive.run_jobs(&specs, &mut on_progress))
         });
         // An interrupt or a callback error wins, even one that came with the final progress call.
         if let Some(e) = pending {
             return Err(e);
         }
         match outcome? {
-            Ok(r) => Ok(r.into()),
+            Ok(r) => NativeResult::from_run(py, r),
             Err(SimError::Cancelled) => Err(SimulationError::new_err("the run was cancelled")),
             Err(e) => Err(to_py(py, e)),
         }
+    }
+
+    /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.
+    #[pyo3(signature = (op, offset, length, compress_percentage = 0, fua = false))]
+    fn submit(
+        &mut self,
+        py: Python<'_>,
+        op: &str,
+        offset: u64,
+        length: u64,
+        compress_percentage: u32,
+        fua: bool,
+    ) -> PyResult<u64> {
+        let op = Op::from_str(op).map_err(|e| to_py(py, e.into()))?;
+        let cmd = Command { compress_pct: compress_percentage, fua, ..Command::new(op, offset, length) };
+        guarded(|| self.drive.submit(cmd))?.map_err(|e| to_py(py, e))
+    }
+
+    /// Move the clock to `until_ns` (never back), or with None to the next completion; returns the time.
+    #[pyo3(signature = (until_ns = None))]
+    fn advance(&mut self, until_ns: Option<u64>) -> PyResult<u64> {
+        match until_ns {
+            Some(t) if t < self.drive.now_ns() => Err(PyValueError::new_err(format!(
+                "until_ns must not be before now ({} ns, got {t})",
+                self.drive.now_ns()
+            ))),
+            Some(t) => guarded(|| self.drive.advance(t)).map(|()| t),
+            None => guarded(|| self.drive.advance_to_next_completion()).map(|_| self.drive.now_ns()),
+        }
+    }
+
+    /// Completions due by now, as (id, op, offset, length, submit_ns, complete_ns, status) tuples.
+    #[allow(clippy::type_complexity)]
+    fn poll(&mut self) -> Vec<(u64, &'static str, u64, u64, u64, u64, &'static str)> {
+        std::iter::from_fn(|| self.drive.poll())
+            .map(|c| (c.id, c.op.name(), c.offset, c.len, c.submit_ns, c.complete_ns, c.status.name()))
+            .collect()
+    }
+
+    /// Commands submitted and not yet polled.
+    #[getter]
+    fn outstanding(&self) -> usize {
+        self.drive.outstanding()
+    }
+
+    /// When the earliest outstanding command completes (None if there is none).
+    #[getter]
+    fn next_completion_ns(&self) -> Option<u64> {
+        self.drive.next_completion_ns()
     }
 
     /// Let `ns` of simulated time pass with no host IO.

@@ -3,6 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use ssdlab_core::stats::RunStats;
 use ssdlab_core::{Latency, RunResult};
 use std::sync::Arc;
 
@@ -28,11 +29,12 @@ pub struct NativeResult {
     lat_all: Arc<Latency>,
     lat_read: Arc<Latency>,
     lat_write: Arc<Latency>,
+    jobs: Vec<Py<NativeResult>>,
 }
 
-impl From<RunResult> for NativeResult {
-    fn from(r: RunResult) -> Self {
-        let s = r.stats;
+impl NativeResult {
+    /// The measurements of `s`, with no counters (a job of a run has only its own IOs).
+    fn from_stats(s: RunStats) -> Self {
         NativeResult {
             elapsed_ns: s.elapsed_ns(),
             read_ios: s.read.ios,
@@ -40,13 +42,29 @@ impl From<RunResult> for NativeResult {
             write_ios: s.write.ios,
             write_bytes: s.write.bytes,
             trim_ios: s.trim.ios,
-            counters: r.counters,
-            die_utilisation: r.die_utilisation,
+            counters: Vec::new(),
+            die_utilisation: Vec::new(),
             series: s.series.columns(),
             lat_all: Arc::new(s.lat_all),
             lat_read: Arc::new(s.lat_read),
             lat_write: Arc::new(s.lat_write),
+            jobs: Vec::new(),
         }
+    }
+
+    /// A whole run: the group's measurements, the counters, and one entry per job spec.
+    pub fn from_run(py: Python<'_>, r: RunResult) -> PyResult<Self> {
+        let jobs = r
+            .jobs
+            .into_iter()
+            .map(|j| Py::new(py, NativeResult::from_stats(j)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(NativeResult {
+            counters: r.counters,
+            die_utilisation: r.die_utilisation,
+            jobs,
+            ..NativeResult::from_stats(r.stats)
+        })
     }
 }
 
@@ -65,6 +83,13 @@ impl NativeResult {
     #[getter]
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         counters_dict(py, &self.counters)
+    }
+
+    /// One result per job spec of the run, in the order given (their counters are empty: the drive's
+    /// counters belong to the run as a whole).
+    #[getter]
+    fn jobs(&self, py: Python<'_>) -> Vec<Py<NativeResult>> {
+        self.jobs.iter().map(|j| j.clone_ref(py)).collect()
     }
 
     /// Per-interval series: column name -> one value per interval.
