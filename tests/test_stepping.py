@@ -70,7 +70,12 @@ def test_a_fua_write_takes_a_program_and_a_plain_one_does_not(filled: Drive) -> 
 
 @pytest.mark.parametrize(
     ("op", "offset", "length", "field"),
-    [("erase", 0, 4096, "op"), ("read", 100, 4096, "offset"), ("write", 0, 0, "length"), ("read", 0, 2**64, "length")],
+    [
+        ("erase", 0, 4096, "op"),
+        ("read", 100, 4096, "offset"),
+        ("write", 0, 0, "length"),
+        ("read", 0, 2**64, "length"),
+    ],
 )
 def test_bad_commands_name_the_field(filled: Drive, op: str, offset: int, length: int, field: str) -> None:
     with pytest.raises(WorkloadError) as info:
@@ -87,7 +92,9 @@ def test_several_job_specs_run_at_once_and_each_is_reported(filled: Drive) -> No
     assert (r.workload, w.workload) == (reader, writer)
     assert r.write.ios == 0 and w.read.ios == 0 and r.read.ios > 0 and w.write.ios > 0
     assert res.read.ios == r.read.ios and res.write.ios == w.write.ios
-    assert r.read.latency.mean_us > 1.2 * alone.read.latency.mean_us  # reads wait behind the writer's programs
+    assert (
+        r.read.latency.mean_us > 1.2 * alone.read.latency.mean_us
+    )  # reads wait behind the writer's programs
     out = res.to_dict()
     assert [j["workload"]["rw"] for j in out["jobs"]] == ["randread", "write"]  # type: ignore[index]
     assert "+" in repr(res)
@@ -97,5 +104,5 @@ def test_a_run_needs_workloads() -> None:
     drive = Drive.from_preset("bg4-1tb", set=SMALL)
     with pytest.raises(WorkloadError, match="at least one"):
         drive.run([])
-    with pytest.raises(WorkloadError, match="not an ssdlab.Workload"):
+    with pytest.raises(WorkloadError, match=r"not an ssdlab\.Workload"):
         drive.run([{"rw": "read"}])  # type: ignore[list-item]
