@@ -243,10 +243,56 @@ def workload(
     _print_result(res)
 
 
+@app.command()
+def replay(
+    trace: Annotated[Path, typer.Argument(help="Trace file.")],
+    preset: PresetOpt = None,
+    drive_file: DriveOpt = None,
+    set_: SetOpt = None,
+    format_: Annotated[
+        str, typer.Option("--format", help="auto, iolog (fio), blkparse, msr, spc or csv (time_us,op,offset,length).")
+    ] = "auto",
+    timing: Annotated[
+        str, typer.Option(help="recorded: at the trace's times (open loop); afap: as fast as --iodepth allows.")
+    ] = "recorded",
+    speed: Annotated[float, typer.Option(help="Recorded timing sped up by this factor.")] = 1.0,
+    iodepth: Annotated[int, typer.Option(help="Outstanding requests for afap and untimed traces.")] = 32,
+    wrap: Annotated[bool, typer.Option(help="Fold requests beyond the drive back onto it (else: error).")] = True,
+    skip_bad: Annotated[bool, typer.Option(help="Count bad lines instead of stopping at the first.")] = False,
+    interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
+    json_: JsonOpt = False,
+) -> None:
+    """Replay a block trace (fio iolog, blkparse, MSR Cambridge, SPC, csv) on a drive, streamed, and print
+    what a workload prints."""
+    drive = _drive(preset, drive_file, set_)
+    what = f"replay on {drive.name}"
+    with _progress(not json_, what) as progress:
+        res = drive.replay(
+            trace,
+            format=format_,
+            timing=timing,
+            speed=speed,
+            iodepth=iodepth,
+            wrap=wrap,
+            skip_bad=skip_bad,
+            interval=interval,
+            progress=None if progress is None else (lambda f: progress(f, what)),
+        )
+    if json_:
+        print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
+        return
+    _print_result(res)
+    if res.skipped_lines:
+        stderr.print(f"skipped {res.skipped_lines:,} bad lines of {res.lines_read:,}")
+
+
 def _print_result(res: Result) -> None:
-    w = res.workload
-    title = f"{w.rw} bs={w.bs} Q{w.iodepth}T{w.numjobs} on {res.preset}"
-    t = Table(title=f"{title} - seed {w.seed} - ssdlab {version()}")
+    if res.workloads:
+        w = res.workload
+        title = f"{w.rw} bs={w.bs} Q{w.iodepth}T{w.numjobs} on {res.preset} - seed {w.seed}"
+    else:
+        title = f"replay of {res.source} ({res.lines_read:,} lines) on {res.preset}"
+    t = Table(title=f"{title} - ssdlab {version()}")
     t.add_column("")
     for col in ("IOPS", "MB/s", "mean us", *(f"p{p:g} us" for p in REPORTED_PERCENTILES), "max us"):
         t.add_column(col, justify="right")

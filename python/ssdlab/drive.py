@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+import os
 from os import PathLike
 from pathlib import Path
 from typing import NamedTuple
@@ -159,6 +160,57 @@ class Drive:
                 raise workload_error("jobs", f"{w!r} is not an ssdlab.Workload", w)
         native = self._drive.run([w.to_native() for w in jobs], progress)
         return Result(native, self.name, jobs)
+
+    def replay(
+        self,
+        path: str | PathLike[str],
+        *,
+        format: str = "auto",
+        timing: str = "recorded",
+        speed: float = 1.0,
+        iodepth: int = 32,
+        wrap: bool = True,
+        skip_bad: bool = False,
+        interval: str | int | float = "100ms",
+        progress: Callable[[float], None] | None = None,
+    ) -> Result:
+        """Replay a block trace from the drive's current state, streaming it (any length, little memory).
+
+        ``format``: ``auto`` (from the first line), ``iolog`` (fio's ``write_iolog``, v2 or v3),
+        ``blkparse`` (blkparse's text output, queue events), ``msr`` (MSR Cambridge CSV as SNIA IOTTA
+        publishes it), ``spc`` (the SPC format: ASU,LBA,Size,Opcode,Timestamp) or ``csv``
+        (``time_us,op,offset,length`` with that header). ``timing``: ``recorded`` submits each request at
+        its recorded time divided by ``speed`` (open loop); ``afap`` keeps ``iodepth`` outstanding, as do
+        traces without times. Requests are widened to whole 4 KiB pages; ones beyond the drive wrap around
+        it unless ``wrap=False``, which makes them errors. A bad line raises ``WorkloadError`` naming its
+        number, unless ``skip_bad`` (then ``result.skipped_lines`` counts them).
+
+        Examples
+        --------
+        >>> import ssdlab, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+        >>> _ = open(path, "w").write("time_us,op,offset,length\n0,write,0,65536\n100,read,0,4096\n")
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+        >>> res = drive.replay(path)
+        >>> res.write.ios, res.read.ios, res.source == path
+        (1, 1, True)
+        """
+        if not Path(path).is_file():
+            raise workload_error("trace", f"no such file: {str(path)!r}", path)
+        native, skipped, lines = self._drive.replay(
+            os.fspath(path),
+            format,
+            timing,
+            speed,
+            iodepth,
+            wrap,
+            skip_bad,
+            parse_time_ns(interval, "interval"),
+            progress,
+        )
+        res = Result(native, self.name, [], source=os.fspath(path))
+        res.skipped_lines, res.lines_read = skipped, lines
+        return res
 
     # The stepping API: drive the simulated SSD one command at a time (a trace, a block device, a test).
 

@@ -227,18 +227,33 @@ class Result(_Measured):
     (1.0, True)
     """
 
-    def __init__(self, native: NativeResult, preset: str, workloads: Workload | list[Workload]) -> None:
+    def __init__(
+        self,
+        native: NativeResult,
+        preset: str,
+        workloads: Workload | list[Workload],
+        source: str | None = None,
+    ) -> None:
         super().__init__(native)
         self.preset = preset
-        #: The job specs of the run, in the order given.
+        #: The job specs of the run, in the order given (none for a trace replay).
         self.workloads = workloads if isinstance(workloads, list) else [workloads]
-        #: The first (for a one-job run, the only) job spec.
-        self.workload = self.workloads[0]
+        #: The trace a replay read (None for a run of workloads).
+        self.source = source
+        #: Lines of the trace read, and bad ones skipped (a replay with ``skip_bad``).
+        self.lines_read, self.skipped_lines = 0, 0
+
+    @property
+    def workload(self) -> Workload:
+        """The first (for a one-job run, the only) job spec; a replay has none."""
+        if not self.workloads:
+            raise AttributeError(f"a replay of {self.source} has no workload; see .source")
+        return self.workloads[0]
 
     @property
     def jobs(self) -> list[JobResult]:
         """One result per job spec, in the order given."""
-        return [JobResult(j, w) for j, w in zip(self._res.jobs, self.workloads, strict=True)]
+        return [JobResult(j, w) for j, w in zip(self._res.jobs, self.workloads, strict=False)]
 
     @property
     def counters(self) -> dict[str, float]:
@@ -251,11 +266,15 @@ class Result(_Measured):
 
     def to_dict(self) -> dict[str, object]:
         """Everything, JSON-ready, with the preset, seed and ssdlab version that produced it."""
+        origin: dict[str, object] = (
+            {"seed": self.workload.seed, "workload": self.workload.to_dict()}
+            if self.workloads
+            else {"trace": self.source, "lines_read": self.lines_read, "skipped_lines": self.skipped_lines}
+        )
         out: dict[str, object] = {
             "ssdlab_version": version(),
             "preset": self.preset,
-            "seed": self.workload.seed,
-            "workload": self.workload.to_dict(),
+            **origin,
             **self._measures(),
             "counters": self.counters,
             "die_utilisation": self.die_utilisation.tolist(),
@@ -266,7 +285,7 @@ class Result(_Measured):
         return out
 
     def __repr__(self) -> str:
-        rw = "+".join(w.rw for w in self.workloads)
+        rw = "+".join(w.rw for w in self.workloads) or f"replay of {self.source}"
         return (
             f"Result(preset={self.preset!r}, rw={rw!r}, iops={self.iops:.0f}, "
             f"bandwidth_mbps={self.bandwidth_mbps:.1f}, mean_latency_us={self.latency.mean_us:.1f})"

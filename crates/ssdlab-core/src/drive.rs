@@ -20,7 +20,9 @@ use crate::config::DriveConfig;
 use crate::controller::{Controller, SLOT_BYTES};
 use crate::engine::{Event, EventQueue, Ns};
 use crate::error::SimError;
-use crate::host::{Command, Completion, DeviceQueue, Job, Op, Status, Workload, WorkloadError};
+use crate::host::{
+    Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload, WorkloadError,
+};
 use crate::stats::{Latency, RunStats};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -107,6 +109,33 @@ impl PendingCompletions {
 
     fn len(&self) -> usize {
         self.heap.len()
+    }
+}
+
+/// When a replay submits each request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// At the time the trace recorded (scaled by the speed).
+    Recorded,
+    /// As fast as the queue depth allows.
+    AsFastAsPossible,
+}
+
+/// How [`Drive::replay`] plays a trace.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayOptions {
+    pub timing: Timing,
+    /// Recorded timing: 2.0 replays twice as fast.
+    pub speed: f64,
+    /// Outstanding requests kept when replaying as fast as possible (and for untimed traces).
+    pub iodepth: u32,
+    /// Width of the per-interval series.
+    pub interval_ns: Ns,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions { timing: Timing::Recorded, speed: 1.0, iodepth: 32, interval_ns: 100_000_000 }
     }
 }
 
@@ -395,6 +424,77 @@ impl Drive {
         let jobs_stats = if specs.len() > 1 { per_spec } else { vec![group.clone()] };
         let mut res = self.result(group, &before, &busy_before, self.now - t0);
         res.jobs = jobs_stats;
+        Ok(res)
+    }
+
+    /// Replay a trace's requests from the drive's current state and time. With `Timing::Recorded` each
+    /// request is submitted at its recorded time (divided by `speed`), however busy the drive is (open
+    /// loop; the device queue admits what it can); requests without times, and every request with
+    /// `Timing::AsFastAsPossible`, keep `iodepth` outstanding. A bad record stops the replay with its error.
+    /// The result has the shape of a run's (one job).
+    pub fn replay(
+        &mut self,
+        records: &mut dyn Iterator<Item = Result<TraceRecord, TraceError>>,
+        opts: &ReplayOptions,
+        progress: &mut dyn FnMut() -> bool,
+    ) -> Result<RunResult, SimError> {
+        if self.outstanding() > 0 {
+            return Err(WorkloadError::new(
+                "replay",
+                "poll the drive's outstanding commands first",
+                self.outstanding(),
+            )
+            .into());
+        }
+        if !(opts.speed.is_finite() && opts.speed > 0.0)
+            || !(1..=65_536).contains(&opts.iodepth)
+            || opts.interval_ns < 1_000
+        {
+            return Err(WorkloadError::new(
+                "replay",
+                "speed must be above 0, iodepth 1..=65536, interval >= 1 us",
+                opts.speed,
+            )
+            .into());
+        }
+        let before = self.counters();
+        let busy_before = self.ctl.nand.die_busy_ns();
+        let t0 = self.now;
+        let mut stats = RunStats::new(t0, opts.interval_ns);
+        let drain = |d: &mut Drive, stats: &mut RunStats| {
+            while let Some(c) = d.poll() {
+                stats.record(&c);
+            }
+        };
+        for (n, rec) in records.enumerate() {
+            if n % 65_536 == 65_535 && !progress() {
+                return Err(SimError::Cancelled);
+            }
+            let rec = rec?;
+            match (opts.timing, rec.at_ns) {
+                (Timing::Recorded, Some(at)) => {
+                    let at = t0.saturating_add((at as f64 / opts.speed) as Ns);
+                    while let Some(c) = self.next_completion_ns().filter(|&c| c <= at) {
+                        self.advance(c);
+                        drain(self, &mut stats);
+                    }
+                    self.advance(at);
+                }
+                _ => {
+                    while self.outstanding() >= opts.iodepth as usize {
+                        self.advance_to_next_completion();
+                        drain(self, &mut stats);
+                    }
+                }
+            }
+            self.submit(rec.cmd)?;
+        }
+        while self.advance_to_next_completion().is_some() {
+            drain(self, &mut stats);
+        }
+        progress();
+        let mut res = self.result(stats, &before, &busy_before, self.now - t0);
+        res.jobs = vec![res.stats.clone()];
         Ok(res)
     }
 

@@ -1,6 +1,6 @@
 use crate::config::ConfigError;
 use crate::ftl::FtlError;
-use crate::host::WorkloadError;
+use crate::host::{TraceError, WorkloadError};
 
 /// Why a run did not finish.
 #[derive(Debug, thiserror::Error)]
@@ -11,6 +11,8 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error(transparent)]
     Ftl(#[from] FtlError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
     #[error("cancelled")]
     Cancelled,
 }

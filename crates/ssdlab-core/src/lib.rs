@@ -25,7 +25,7 @@ pub mod nand;
 pub mod stats;
 
 pub use config::{ConfigError, DriveConfig, Problem};
-pub use drive::{Drive, RunResult};
+pub use drive::{Drive, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{Command, Completion, Op, Rw, Status, Workload, WorkloadError};
 pub use stats::{Latency, RunStats, Series};

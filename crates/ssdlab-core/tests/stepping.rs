@@ -163,7 +163,11 @@ fn two_job_specs_run_at_once_and_each_is_reported() {
     assert_eq!((r.read.bytes, r.write.bytes), (8 << 20, 0));
     assert_eq!((w.read.bytes, w.write.bytes), (0, 1 << 30));
     assert_eq!(both.stats.read.ios, r.read.ios);
-    assert_eq!(both.stats.write.ios + both.stats.read.ios, r.read.ios + w.write.ios, "the group sums its jobs");
+    assert_eq!(
+        both.stats.write.ios + both.stats.read.ios,
+        r.read.ios + w.write.ios,
+        "the group sums its jobs"
+    );
     assert!(
         r.lat_read.mean_ns() > 1.2 * alone.stats.lat_read.mean_ns(),
         "reads beside a sequential writer wait for its programs ({:.0} vs {:.0} ns)",

@@ -1,15 +1,18 @@
 //! `NativeDrive`: one simulated drive. `run` releases the GIL and honours Ctrl-C.
 
-use crate::errors::{config_error, to_py, SimulationError};
+use crate::errors::{config_error, to_py, workload_error, SimulationError};
 use crate::result::{counters_dict, NativeResult};
 use crate::workload;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use ssdlab_core::host::{Command, Op};
-use ssdlab_core::{Drive, DriveConfig, SimError};
-use std::str::FromStr;
+use ssdlab_core::host::{Command, Op, TraceFormat, TraceReader};
+use ssdlab_core::{Drive, DriveConfig, ReplayOptions, SimError, Timing};
+use std::io::{BufRead, BufReader, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// One simulated SSD whose state persists from run to run.
 #[pyclass(module = "ssdlab._core")]
@@ -149,6 +152,100 @@ impl NativeDrive {
         self.drive.next_completion_ns()
     }
 
+    /// Replay the trace at `path` (see `ssdlab_core::host::TraceReader` for the formats). Returns the
+    /// result, the bad lines skipped (with `skip_bad`) and the lines read. Releases the GIL; `progress`
+    /// gets the fraction of the file read.
+    #[pyo3(signature = (path, format = "auto", timing = "recorded", speed = 1.0, iodepth = 32, wrap = true,
+                        skip_bad = false, interval_ns = 100_000_000, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn replay(
+        mut slf: PyRefMut<'_, Self>,
+        path: std::path::PathBuf,
+        format: &str,
+        timing: &str,
+        speed: f64,
+        iodepth: u32,
+        wrap: bool,
+        skip_bad: bool,
+        interval_ns: u64,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(NativeResult, u64, u64)> {
+        let py = slf.py();
+        let bad = |field: &str, message: String, value: &str| workload_error(py, &message, field, value);
+        let timing = match timing {
+            "recorded" => Timing::Recorded,
+            "afap" => Timing::AsFastAsPossible,
+            _ => {
+                return Err(bad(
+                    "timing",
+                    format!("timing: must be recorded or afap (got {timing:?})"),
+                    timing,
+                ))
+            }
+        };
+        let open = || {
+            std::fs::File::open(&path)
+                .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
+        };
+        let size = open()?.metadata().map(|m| m.len()).unwrap_or(0);
+        let format = match format {
+            "auto" => {
+                let first = BufReader::new(open()?)
+                    .lines()
+                    .map_while(Result::ok)
+                    .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                    .unwrap_or_default();
+                TraceFormat::detect(&first).ok_or_else(|| {
+                    bad(
+                        "format",
+                        format!(
+                            "format: cannot tell the format of {} from its first line {first:?}; give one of {}",
+                            path.display(),
+                            TraceFormat::NAMES
+                        ),
+                        "auto",
+                    )
+                })?
+            }
+            f => TraceFormat::from_str(f).map_err(|e| bad("format", format!("format: {}", e.message), f))?,
+        };
+        let read = Arc::new(AtomicU64::new(0));
+        let input = BufReader::with_capacity(1 << 20, Counting { inner: open()?, read: read.clone() });
+        let cap = slf.drive.capacity_bytes();
+        let mut reader = TraceReader::new(input, format, cap, wrap);
+        let opts = ReplayOptions { timing, speed, iodepth, interval_ns };
+        let drive = &mut slf.drive;
+        let mut skipped = 0u64;
+        let mut pending: Option<PyErr> = None;
+        let outcome = py.detach(|| {
+            let mut on_progress = || -> bool {
+                let fraction =
+                    if size == 0 { 1.0 } else { read.load(Ordering::Relaxed) as f64 / size as f64 };
+                Python::attach(|py| {
+                    let checked = py.check_signals().and_then(|()| match &progress {
+                        Some(cb) => cb.call1(py, (fraction.min(1.0),)).map(drop),
+                        None => Ok(()),
+                    });
+                    checked.map_err(|e| pending = Some(e)).is_ok()
+                })
+            };
+            let mut records = reader.by_ref().filter(|r| {
+                let skip = skip_bad && r.is_err();
+                skipped += u64::from(skip);
+                !skip
+            });
+            guarded(|| drive.replay(&mut records, &opts, &mut on_progress))
+        });
+        if let Some(e) = pending {
+            return Err(e);
+        }
+        match outcome? {
+            Ok(r) => Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read())),
+            Err(SimError::Cancelled) => Err(SimulationError::new_err("the replay was cancelled")),
+            Err(e) => Err(to_py(py, e)),
+        }
+    }
+
     /// Let `ns` of simulated time pass with no host IO.
     fn idle(&mut self, ns: u64) -> PyResult<()> {
         if self.drive.now_ns().checked_add(ns).is_none() {
@@ -204,4 +301,18 @@ fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .unwrap_or_else(|| "unknown panic".into());
         SimulationError::new_err(format!("internal error in the simulator (please report it): {what}"))
     })
+}
+
+/// A reader that counts the bytes read through it (for a replay's progress).
+struct Counting<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }

@@ -33,6 +33,7 @@ pub fn to_py(py: Python<'_>, err: SimError) -> PyErr {
         SimError::Config(e) => config_error(py, &e),
         SimError::Workload(e) => workload_error(py, &e.to_string(), &e.field, &e.value),
         SimError::Ftl(e) => SimulationError::new_err(e.to_string()),
+        SimError::Trace(e) => workload_error(py, &format!("trace: {e}"), "trace", &e.line.to_string()),
         SimError::Cancelled => SimulationError::new_err("the run was cancelled"),
     }
 }

@@ -4,9 +4,11 @@
 mod command;
 mod job;
 mod queue;
+mod trace;
 mod workload;
 
 pub use command::{Command, Completion, Op, Status};
 pub use job::Job;
 pub use queue::DeviceQueue;
+pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
 pub use workload::{Rw, Workload, WorkloadError};
