@@ -9,8 +9,9 @@ Shell usage::
     ssdlab run --drive my.toml --suite cdm6 --test-size 32g
     ssdlab workload --preset bg4-1tb --rw randwrite --bs 4k --iodepth 32 --size 8g --runtime 10s --json
 
-Bad input (unknown preset, bad size, iodepth 0, unknown rw, bad ``--set`` path) prints one line,
-``error: <field>: <message>``, on stderr and exits with status 2.
+Bad input (unknown preset, bad size, iodepth 0 or not a number, unknown rw or option, bad ``--set`` path)
+prints ``error: <field>: <message>``, one line per problem, on stderr and exits with status 2. Ctrl-C prints
+``interrupted`` and exits with status 130.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
-from ssdlab._core import ConfigError, SimulationError, SsdlabError, version
+from ssdlab._core import version
 from ssdlab.drive import Drive
-from ssdlab.errors import config_error, workload_error
+from ssdlab.errors import InputError, SimulationError, SsdlabError, config_error, workload_error
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
@@ -77,11 +79,7 @@ def _drive(preset: str | None, drive_file: Path | None, overrides: list[str] | N
     if preset is not None and drive_file is not None:
         raise config_error("--drive", "give --preset or --drive, not both", "")
     if drive_file is not None:
-        try:
-            text = drive_file.read_text(encoding="utf-8")
-        except OSError as e:
-            raise config_error("--drive", f"cannot read {str(drive_file)!r}: {e.strerror or e}", "") from None
-        return Drive.from_toml_str(text, set=overrides)
+        return Drive.from_toml(drive_file, set=overrides)
     return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides)
 
 
@@ -264,40 +262,62 @@ def _print_result(res: Result) -> None:
     stdout.print(counters_table(res.counters, title))
 
 
-def _one_line(err: SsdlabError) -> str:
-    """``<field>: <message>`` on one line, for any ssdlab error."""
-    problems = getattr(err, "problems", None)
-    if isinstance(err, ConfigError) and problems:
-        parts = []
-        for p in problems:
-            path, message, value = p.get("path", ""), p.get("message", ""), p.get("value", "")
-            text = f"{path or 'config'}: {message}"
-            parts.append(text if not value or value in message else f"{text} (got {value})")
-        return "; ".join(parts)
-    text = " ".join(str(err.args[0] if err.args else err).split())
-    field = getattr(err, "field", None)
-    if field and not text.startswith(f"{field}:"):
-        text = f"{field}: {text}"
+def _error_lines(err: SsdlabError) -> list[str]:
+    """``<field>: <message>``, one line per problem, for any ssdlab error."""
+    if isinstance(err, InputError):
+        return [" ".join(str(p).split()) for p in err.errors()] or ["invalid input"]
+    return [" ".join(str(err).split())]
+
+
+def _usage_line(err: typer.TyperException) -> str:
+    """A parser error (bad or unknown option) as ``<option>: <message>``, like the package's errors."""
+    if isinstance(err, typer.BadParameter) and err.param is not None:
+        hint = err.param_hint if isinstance(err.param_hint, str) else "/".join(err.param.opts)
+        message = err.message
+        return f"{hint}: {message[:1].lower()}{message[1:]}"
+    if isinstance(err, NoSuchOption):
+        alike = f" (did you mean {', '.join(sorted(err.possibilities))}?)" if err.possibilities else ""
+        return f"{err.option_name}: no such option{alike}"
+    text = " ".join(str(getattr(err, "format_message", err.__str__)()).split())
+    if isinstance(err, BadOptionUsage):  # "Option '--iodepth' requires an argument."
+        return f"{err.option_name}: {text.replace(f'Option {err.option_name!r} ', '').rstrip('.')}"
     return text
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ssdlab`` script: runs the app, turning user mistakes into one line and status 2.
+    """Entry point of the ``ssdlab`` script: runs the app, turning user mistakes into ``error: ...`` lines.
 
-    typer reports its own usage errors (unknown option, not an integer) and exits 2; everything the
-    package raises for bad input is caught here so that no traceback reaches the user.
+    Bad input, from the option parser or from the package, prints ``error: <field>: <message>`` (one line per
+    problem) and exits 2; a simulation that cannot go on exits 1; Ctrl-C prints ``interrupted`` and exits 130.
+    No traceback reaches the user.
     """
     try:
-        app(args=argv, prog_name="ssdlab")
+        code = app(args=argv, prog_name="ssdlab", standalone_mode=False)
+    except typer.TyperException as e:
+        if isinstance(e, NoArgsIsHelpError):  # bare `ssdlab`: the help, as click prints it
+            e.show()
+            sys.exit(e.exit_code)
+        print(f"error: {_usage_line(e)}", file=sys.stderr)
+        sys.exit(getattr(e, "exit_code", 2))
     except SimulationError as e:
-        print(f"error: simulation: {_one_line(e)}", file=sys.stderr)
+        for line in _error_lines(e):
+            print(f"error: simulation: {line}", file=sys.stderr)
         sys.exit(1)
     except SsdlabError as e:
-        print(f"error: {_one_line(e)}", file=sys.stderr)
+        for line in _error_lines(e):
+            print(f"error: {line}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(130)
+    except (KeyboardInterrupt, typer.Abort):
+        code = _INTERRUPTED
+    # Outside standalone mode typer returns the exit code instead of exiting; 130 is how it reports Ctrl-C.
+    if code == _INTERRUPTED:
+        print("interrupted", file=sys.stderr)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+_INTERRUPTED = 130
 
 
 if __name__ == "__main__":

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
 from ssdlab._core import NativeDrive
-from ssdlab.errors import config_error
+from ssdlab.errors import ConfigError, config_error
 from ssdlab.presets import read_preset
 from ssdlab.result import Result
 from ssdlab.units import parse_size, parse_time_ns
@@ -49,6 +50,20 @@ def _toml_text(value: object) -> str:
     return str(value)
 
 
+def _native(text: str, overrides: Overrides, source: str) -> NativeDrive:
+    """The native drive; a TOML syntax error (reported by line) also names ``source``, the file it is in."""
+    try:
+        return NativeDrive(text, parse_overrides(overrides))
+    except ConfigError as e:
+        problems = e.errors()
+        if not any(p.path.startswith("line ") for p in problems):
+            raise
+        named = [
+            replace(p, path=f"{source}, {p.path}") if p.path.startswith("line ") else p for p in problems
+        ]
+        raise ConfigError(named) from None
+
+
 class Drive:
     """One simulated SSD. Its state (mapping, blocks, clock) persists across runs and can be cloned.
 
@@ -73,12 +88,28 @@ class Drive:
     @classmethod
     def from_preset(cls, name: str, set: Overrides = None) -> Drive:
         """A built-in preset (see :func:`ssdlab.list_presets`)."""
-        return cls.from_toml_str(read_preset(name), set=set)
+        return cls(_native(read_preset(name), set, f"preset {name}.toml"))
 
     @classmethod
     def from_toml(cls, path: str | PathLike[str], set: Overrides = None) -> Drive:
-        """A drive described by a TOML file, such as ``ssdlab show`` prints."""
-        return cls.from_toml_str(Path(path).read_text(encoding="utf-8"), set=set)
+        """A drive described by a TOML file, such as ``ssdlab show`` prints; a syntax error names the file.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> bad = pathlib.Path(tempfile.mkdtemp()) / "my.toml"
+        >>> _ = bad.write_text("name = 1\\n\\nhost = [\\n")
+        >>> try:
+        ...     Drive.from_toml(bad)
+        ... except ConfigError as e:
+        ...     print(e.errors()[0].path.endswith("my.toml, line 3"))
+        True
+        """
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as e:
+            raise config_error(str(path), f"cannot read the drive file: {e.strerror or e}", "") from None
+        return cls(_native(text, set, str(path)))
 
     @classmethod
     def from_toml_str(cls, text: str, set: Overrides = None) -> Drive:

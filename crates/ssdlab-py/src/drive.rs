@@ -1,6 +1,6 @@
 //! `NativeDrive`: one simulated drive. `run` releases the GIL and honours Ctrl-C.
 
-use crate::errors::{config_error, to_py, SimulationError};
+use crate::errors::{config_error, to_py, DriveBusyError, SimulationError};
 use crate::result::{counters_dict, NativeResult};
 use crate::workload;
 use pyo3::exceptions::PyValueError;
@@ -27,23 +27,23 @@ impl NativeDrive {
     }
 
     /// The drive's full parameter set as TOML (loads back with `NativeDrive(text)`).
-    fn config_toml(&self) -> String {
-        self.drive.config().to_toml_string()
+    fn config_toml(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(borrow(slf)?.drive.config().to_toml_string())
     }
 
     #[getter]
-    fn name(&self) -> String {
-        self.drive.config().name.clone()
+    fn name(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(borrow(slf)?.drive.config().name.clone())
     }
 
     #[getter]
-    fn capacity_bytes(&self) -> u64 {
-        self.drive.capacity_bytes()
+    fn capacity_bytes(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(borrow(slf)?.drive.capacity_bytes())
     }
 
     #[getter]
-    fn now_ns(&self) -> u64 {
-        self.drive.now_ns()
+    fn now_ns(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(borrow(slf)?.drive.now_ns())
     }
 
     /// Play a workload (a dict of `ssdlab_core::Workload` fields) against the drive.
@@ -52,12 +52,13 @@ impl NativeDrive {
     /// an exception from it, or a signal such as Ctrl-C, cancels the run and is raised here.
     #[pyo3(signature = (workload, progress = None))]
     fn run(
-        mut slf: PyRefMut<'_, Self>,
+        slf: &Bound<'_, Self>,
         workload: &Bound<'_, PyDict>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<NativeResult> {
         let py = slf.py();
         let w = workload::from_dict(py, workload)?;
+        let mut slf = borrow_mut(slf)?;
         let drive = &mut slf.drive;
         let mut pending: Option<PyErr> = None;
         let outcome = py.detach(|| {
@@ -93,48 +94,68 @@ impl NativeDrive {
     }
 
     /// Let `ns` of simulated time pass with no host IO.
-    fn idle(&mut self, ns: u64) -> PyResult<()> {
-        if self.drive.now_ns().checked_add(ns).is_none() {
+    fn idle(slf: &Bound<'_, Self>, ns: u64) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        if this.drive.now_ns().checked_add(ns).is_none() {
             return Err(PyValueError::new_err(format!(
                 "ns would overflow the drive's clock (now {} ns, got {ns})",
-                self.drive.now_ns()
+                this.drive.now_ns()
             )));
         }
-        self.drive.idle(ns);
+        this.drive.idle(ns);
         Ok(())
     }
 
     /// Deallocate (TRIM) `length` bytes from `offset`, rounded inward to whole 4 KiB pages.
-    fn trim(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<()> {
-        guarded(|| self.drive.trim(offset, length))?.map_err(|e| to_py(py, e))
+    fn trim(slf: &Bound<'_, Self>, offset: u64, length: u64) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.trim(offset, length))?.map_err(|e| to_py(slf.py(), e))
     }
 
     /// Sanitize (block erase): erase every block holding data, empty the map; wear, counters and the clock
     /// carry on. Releases the GIL while the erases are scheduled.
-    fn sanitize(&mut self, py: Python<'_>) -> PyResult<()> {
-        let drive = &mut self.drive;
-        py.detach(|| guarded(|| drive.sanitize()))
+    fn sanitize(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        let drive = &mut this.drive;
+        slf.py().detach(|| guarded(|| drive.sanitize()))
     }
 
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
-    fn clone_drive(&self) -> NativeDrive {
-        NativeDrive { drive: self.drive.clone() }
+    fn clone_drive(slf: &Bound<'_, Self>) -> PyResult<NativeDrive> {
+        Ok(NativeDrive { drive: borrow(slf)?.drive.clone() })
     }
 
     /// Every cumulative counter since the drive was made, by name.
-    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counters_dict(py, &self.drive.counters())
+    fn counters<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        counters_dict(slf.py(), &borrow(slf)?.drive.counters())
     }
 
-    fn __repr__(&self) -> String {
-        format!(
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let this = borrow(slf)?;
+        Ok(format!(
             "NativeDrive(name={:?}, capacity_bytes={}, now_ns={})",
-            self.drive.config().name,
-            self.drive.capacity_bytes(),
-            self.drive.now_ns()
-        )
+            this.drive.config().name,
+            this.drive.capacity_bytes(),
+            this.drive.now_ns()
+        ))
     }
+}
+
+/// What a second caller is told while the drive is in use (the GIL is released during a run, so another
+/// thread can reach the drive then).
+const BUSY: &str = "the drive is busy: a drive runs one thing at a time; give each thread its own drive \
+                    (Drive.clone())";
+
+/// The drive for changing, or `DriveBusyError` while another call (another thread) is using it. Every method
+/// borrows through here or [`borrow`] so that no caller sees PyO3's bare `RuntimeError('Already borrowed')`.
+fn borrow_mut<'py>(slf: &Bound<'py, NativeDrive>) -> PyResult<PyRefMut<'py, NativeDrive>> {
+    slf.try_borrow_mut().map_err(|_| DriveBusyError::new_err(BUSY))
+}
+
+/// The drive for reading, or `DriveBusyError` while a call that changes it is under way.
+fn borrow<'py>(slf: &Bound<'py, NativeDrive>) -> PyResult<PyRef<'py, NativeDrive>> {
+    slf.try_borrow().map_err(|_| DriveBusyError::new_err(BUSY))
 }
 
 /// Run `f`, turning a panic in the core (a bug) into `SimulationError` instead of letting it reach Python.
