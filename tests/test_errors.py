@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pickle
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 import ssdlab
-from ssdlab import ConfigError, Drive, Problem, SsdlabError, Workload, WorkloadError
+from ssdlab import ConfigError, Drive, DriveBusyError, Problem, SsdlabError, Workload, WorkloadError
 
 SSDLAB = Path(sys.executable).parent / "ssdlab"
 
@@ -68,3 +71,44 @@ def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: {path}, line ") and len(out.stderr.splitlines()) == 1
+
+
+def test_one_drive_from_two_threads_is_a_drive_busy_error(small_bg4: Drive) -> None:
+    # The run releases the GIL, so another thread can reach the drive while it runs: it is told the drive runs
+    # one thing at a time, not PyO3's bare RuntimeError('Already borrowed').
+    started, done = threading.Event(), threading.Event()
+    raised: list[BaseException] = []
+
+    def other_thread() -> None:
+        started.wait(timeout=60)
+        for attempt in (lambda: small_bg4.run(Workload(size="64m", runtime="1ms")), small_bg4.counters):
+            try:
+                attempt()
+            except BaseException as e:  # noqa: BLE001 - the test looks at whatever came out
+                raised.append(e)
+        done.set()
+
+    def progress(_fraction: float) -> None:
+        started.set()
+        done.wait(timeout=60)  # hold the drive until the other thread has tried
+
+    t = threading.Thread(target=other_thread)
+    t.start()
+    small_bg4.run(Workload(size="64m", runtime="20ms", time_based=True), progress)
+    t.join(timeout=60)
+    assert len(raised) == 2
+    for e in raised:
+        assert isinstance(e, DriveBusyError) and isinstance(e, SsdlabError)
+        assert "one thing at a time" in str(e)
+    assert small_bg4.counters()["host_read_ios"] > 0  # free again once the run is over
+
+
+def test_ctrl_c_prints_interrupted_and_exits_130() -> None:
+    run = [str(SSDLAB), "workload", "--set", "ftl.user_capacity_gb=16", "--time-based", "--runtime", "1h"]
+    proc = subprocess.Popen(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # past start-up: the run is under way
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip() == "interrupted", err
+    assert out == ""
