@@ -8,10 +8,10 @@ from os import PathLike
 from pathlib import Path
 
 from ssdlab._core import NativeDrive
-from ssdlab.errors import ConfigError, config_error
+from ssdlab.errors import ConfigError, config_error, workload_error
 from ssdlab.presets import read_preset
 from ssdlab.result import Result
-from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = ["Drive", "Overrides", "parse_overrides"]
@@ -139,12 +139,57 @@ class Drive:
         return Result(self._drive.run(workload.to_native(), progress), self.name, workload)
 
     def idle(self, duration: str | int | float) -> None:
-        """Let simulated time pass with no host IO (a bare number is seconds)."""
-        self._drive.idle(parse_time_ns(duration, "idle"))
+        """Let simulated time pass with no host IO (a bare number is seconds).
+
+        :class:`ssdlab.WorkloadError` if the drive's clock (64-bit nanoseconds, 584 years) would overflow.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+        >>> drive.idle("2s"); drive.now_s
+        2.0
+        >>> try:
+        ...     drive.idle("1000000d")
+        ... except ssdlab.WorkloadError as e:
+        ...     print(e.field)
+        idle
+        """
+        ns = parse_time_ns(duration, "idle")
+        left = MAX_U64 - self._drive.now_ns
+        if ns > left:
+            raise workload_error(
+                "idle",
+                f"would pass the end of the drive's clock: at most {left} ns more (2**64 - 1 in all)",
+                duration,
+            )
+        self._drive.idle(ns)
 
     def trim(self, offset: int | str, length: int | str) -> None:
-        """Deallocate ``length`` bytes from ``offset`` (rounded inward to whole 4 KiB pages)."""
-        self._drive.trim(parse_size(offset, "offset"), parse_size(length, "length"))
+        """Deallocate ``length`` bytes from ``offset`` (rounded inward to whole 4 KiB pages).
+
+        :class:`ssdlab.WorkloadError` naming the range if it does not fit the drive.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+        >>> drive.trim(0, "1g")
+        >>> try:
+        ...     drive.trim(0, 2**64 - 1)
+        ... except ssdlab.WorkloadError as e:
+        ...     print(e.field, e.value)
+        length 18446744073709551615
+        """
+        start, n = parse_size(offset, "offset"), parse_size(length, "length")
+        if start + n > self.capacity_bytes:  # Python ints: the sum cannot wrap
+            raise workload_error(
+                "length",
+                f"offset + length must fit the drive ({self.capacity_bytes} bytes); "
+                f"offset {start} + length {n} = {start + n}",
+                length,
+            )
+        self._drive.trim(start, n)
 
     def sanitize(self) -> None:
         """Sanitize the drive (NVMe block erase): erase every block that holds data and empty the map.
