@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -33,7 +34,14 @@ from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOpt
 
 from ssdlab._core import version
 from ssdlab.drive import Drive
-from ssdlab.errors import InputError, SimulationError, SsdlabError, config_error, workload_error
+from ssdlab.errors import (
+    ConfigError,
+    InputError,
+    SimulationError,
+    SsdlabError,
+    config_error,
+    workload_error,
+)
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
@@ -67,6 +75,14 @@ SetOpt = Annotated[
     list[str] | None,
     typer.Option("--set", "-s", help="Override a parameter by its TOML path, PATH=VALUE (repeatable)."),
 ]
+ScaleOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--scale-capacity-gb",
+        help="Scale the drive down to this user capacity: same dies, proportionally fewer blocks, the same "
+        "over-provisioning, so it fills and garbage-collects like the full drive, sooner.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams.")]
 
@@ -75,12 +91,18 @@ stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ el
 stderr = Console(stderr=True)
 
 
-def _drive(preset: str | None, drive_file: Path | None, overrides: list[str] | None) -> Drive:
+def _drive(
+    preset: str | None, drive_file: Path | None, overrides: list[str] | None, capacity_gb: float | None = None
+) -> Drive:
     if preset is not None and drive_file is not None:
         raise config_error("--drive", "give --preset or --drive, not both", "")
-    if drive_file is not None:
-        return Drive.from_toml(drive_file, set=overrides)
-    return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides)
+    try:
+        if drive_file is not None:
+            return Drive.from_toml(drive_file, set=overrides, capacity_gb=capacity_gb)
+        return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides, capacity_gb=capacity_gb)
+    except ConfigError as e:  # the option's name, as the user typed it
+        named = [replace(p, path="--scale-capacity-gb") if p.path == "capacity_gb" else p for p in e.errors()]
+        raise ConfigError(named) from None
 
 
 @contextmanager
@@ -117,10 +139,11 @@ def presets() -> None:
 def show(
     preset: Annotated[str, typer.Argument(help="Built-in preset name.")] = DEFAULT_PRESET,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
 ) -> None:
     """Print a drive's full parameter set as TOML that --drive FILE loads back."""
     # Plain print: the TOML must come out byte for byte, with no rich markup or wrapping.
-    print(_drive(preset, None, set_).config_toml(), end="")
+    print(_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
 
 
 @app.command()
@@ -128,6 +151,7 @@ def run(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
     suite: Annotated[
         str, typer.Option(help=f"{', '.join(SUITES)} (cdm = CrystalDiskMark 8, fill = whole-drive fill).")
     ] = "cdm",
@@ -151,7 +175,7 @@ def run(
         raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
     if plot is not None:
         require_matplotlib(suite)
-    drive = _drive(preset, drive_file, set_)
+    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{suite} on {drive.name}") as progress:
         res: CdmResult | FillResult | SniaIopsResult | DbmixResult
         if suite == "fill":
@@ -195,6 +219,7 @@ def workload(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
     rw: Annotated[str, typer.Option(help=", ".join(RW_NAMES))] = "randread",
     bs: Annotated[str, typer.Option(help="Block size (4k, 128k, 1m).")] = "4k",
     iodepth: Annotated[int, typer.Option(help="Queue depth per job.")] = 1,
@@ -210,6 +235,12 @@ def workload(
     thinktime: Annotated[str, typer.Option(help="Pause before each new IO (bare number = us).")] = "0",
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
+    prefill: Annotated[
+        bool,
+        typer.Option(
+            help="Write the region sequentially first (128k, QD32), as reviewers do, so that reads find data."
+        ),
+    ] = False,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
 ) -> None:
@@ -232,13 +263,53 @@ def workload(
         seed=seed,
         interval=interval,
     )
-    drive = _drive(preset, drive_file, set_)
+    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
+        if prefill:
+            fill = prefill_workload(w)
+            drive.run(fill, None if progress is None else (lambda f: progress(f, f"prefill on {drive.name}")))
         res = drive.run(w, None if progress is None else (lambda f: progress(f, f"{w.rw} on {drive.name}")))
+    warning = unmapped_read_warning(res)
+    if warning:
+        stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
     _print_result(res)
+
+
+def prefill_workload(w: Workload) -> Workload:
+    """The fill ``--prefill`` writes before ``w``: its region, sequentially, 128 KiB at queue depth 32.
+
+    Examples
+    --------
+    >>> f = prefill_workload(Workload(rw="randread", offset="1g", size="8g", runtime="1s"))
+    >>> f.rw, f.bs, f.iodepth, f.offset, f.size, f.runtime
+    ('write', '128k', 32, '1g', '8g', None)
+    """
+    return Workload(rw="write", bs="128k", iodepth=32, offset=w.offset, size=w.size, seed=w.seed)
+
+
+def unmapped_read_warning(res: Result) -> str | None:
+    """A warning when most reads of a run found no data: they cost no NAND read, so they measure nothing.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+    >>> res = drive.run(ssdlab.Workload(rw="randread", runtime="10ms"))
+    >>> unmapped_read_warning(res).startswith("100% of the reads")
+    True
+    """
+    # both counted over the whole run, in 4 KiB pages
+    pages = res.counters.get("host_read_bytes", 0.0) / 4096
+    unmapped = res.counters.get("unmapped_reads", 0.0)
+    if pages == 0 or unmapped <= pages / 2:
+        return None
+    return (
+        f"{unmapped / pages:.0%} of the reads found no data (never written or trimmed): they cost no NAND "
+        "read, so the figures say little about the drive; write the region first (--prefill)"
+    )
 
 
 def _print_result(res: Result) -> None:

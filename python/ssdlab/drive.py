@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from os import PathLike
@@ -14,7 +16,7 @@ from ssdlab.result import Result
 from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["Drive", "Overrides", "parse_overrides"]
+__all__ = ["Drive", "Overrides", "parse_overrides", "scale_capacity"]
 
 #: ``--set`` overrides: ``{"nand.tR_us": 50}`` or ``["nand.tR_us=50"]``.
 Overrides = Mapping[str, object] | Iterable[str] | None
@@ -50,10 +52,57 @@ def _toml_text(value: object) -> str:
     return str(value)
 
 
-def _native(text: str, overrides: Overrides, source: str) -> NativeDrive:
+def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
+    """Overrides that scale a drive to ``capacity_gb`` of user capacity with the same dies and fewer blocks.
+
+    ``ftl.user_capacity_gb`` becomes ``capacity_gb``; ``nand.blocks_per_plane`` shrinks in proportion,
+    keeping the over-provisioning ratio (of the blocks left after GC's fixed reserve of
+    ``gc_threshold_free_blocks + 3`` blocks per plane), and so does the static SLC cache
+    (``ftl.slc_cache.static_gb``), which lives in that spare area. Channels, dies, planes, pages and timings
+    stay, so the scaled drive has the full drive's parallelism and fills, garbage-collects and reaches
+    steady state like it, in a fraction of the time. Setting ``ftl.user_capacity_gb`` alone would leave all
+    the NAND as spare: such a drive never garbage-collects.
+
+    Examples
+    --------
+    >>> from ssdlab.presets import read_preset
+    >>> scale_capacity(read_preset("bg4-1tb"), 128)
+    [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '233'), ('ftl.slc_cache.static_gb', '0.125')]
+    """
+    if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, (int, float)) or not capacity_gb > 0:
+        raise config_error("capacity_gb", "must be a number of GB above 0", capacity_gb)
+    cfg = tomllib.loads(toml_text)
+    if "ftl" not in cfg or "nand" not in cfg:  # e.g. a file that inherits from a base: resolve it first
+        cfg = tomllib.loads(NativeDrive(toml_text).config_toml())
+    full_gb = float(cfg["ftl"]["user_capacity_gb"])
+    blocks = int(cfg["nand"]["blocks_per_plane"])
+    reserve = int(cfg["ftl"]["gc_threshold_free_blocks"]) + 3
+    if capacity_gb > full_gb:
+        raise config_error(
+            "capacity_gb",
+            f"scales a drive down: at most its {full_gb:g} GB (more needs more dies)",
+            capacity_gb,
+        )
+    share = capacity_gb / full_gb
+    scaled = reserve + math.ceil((blocks - reserve) * share)
+    static_gb = float(cfg["ftl"]["slc_cache"]["static_gb"]) * share
+    return [
+        ("ftl.user_capacity_gb", f"{capacity_gb:g}"),
+        ("nand.blocks_per_plane", str(scaled)),
+        ("ftl.slc_cache.static_gb", f"{static_gb:g}"),
+    ]
+
+
+def _scaled(text: str, capacity_gb: float | None, overrides: Overrides) -> list[tuple[str, str]]:
+    # The scaling first, so that an explicit `set` of either key still wins.
+    scaling = [] if capacity_gb is None else scale_capacity(text, capacity_gb)
+    return scaling + parse_overrides(overrides)
+
+
+def _native(text: str, overrides: list[tuple[str, str]], source: str) -> NativeDrive:
     """The native drive; a TOML syntax error (reported by line) also names ``source``, the file it is in."""
     try:
-        return NativeDrive(text, parse_overrides(overrides))
+        return NativeDrive(text, overrides)
     except ConfigError as e:
         problems = e.errors()
         if not any(p.path.startswith("line ") for p in problems):
@@ -86,12 +135,23 @@ class Drive:
         self._drive = native
 
     @classmethod
-    def from_preset(cls, name: str, set: Overrides = None) -> Drive:
-        """A built-in preset (see :func:`ssdlab.list_presets`)."""
-        return cls(_native(read_preset(name), set, f"preset {name}.toml"))
+    def from_preset(cls, name: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
+        """A built-in preset (see :func:`ssdlab.list_presets`); ``capacity_gb`` scales it down (see
+        :func:`scale_capacity`).
+
+        Examples
+        --------
+        >>> small = Drive.from_preset("bg4-1tb", capacity_gb=128)   # same dies, 1/8 of the blocks
+        >>> small.capacity_bytes // 10**9, "blocks_per_plane = 233" in small.config_toml()
+        (128, True)
+        """
+        text = read_preset(name)
+        return cls(_native(text, _scaled(text, capacity_gb, set), f"preset {name}.toml"))
 
     @classmethod
-    def from_toml(cls, path: str | PathLike[str], set: Overrides = None) -> Drive:
+    def from_toml(
+        cls, path: str | PathLike[str], set: Overrides = None, capacity_gb: float | None = None
+    ) -> Drive:
         """A drive described by a TOML file, such as ``ssdlab show`` prints; a syntax error names the file.
 
         Examples
@@ -109,12 +169,12 @@ class Drive:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
             raise config_error(str(path), f"cannot read the drive file: {e.strerror or e}", "") from None
-        return cls(_native(text, set, str(path)))
+        return cls(_native(text, _scaled(text, capacity_gb, set), str(path)))
 
     @classmethod
-    def from_toml_str(cls, text: str, set: Overrides = None) -> Drive:
+    def from_toml_str(cls, text: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
         """A drive described by TOML text."""
-        return cls(NativeDrive(text, parse_overrides(set)))
+        return cls(NativeDrive(text, _scaled(text, capacity_gb, set)))
 
     @property
     def name(self) -> str:
