@@ -111,7 +111,7 @@ mod tests {
         s.record(50_000_000, 4096, 0, 10_000);
         s.record(Ns::MAX, 0, 4096, 20_000);
         assert!(s.bins.len() <= Series::MAX_INTERVALS);
-        assert!(s.interval_ns % 100_000_000 == 0 && (s.interval_ns / 100_000_000).is_power_of_two());
+        assert!(s.interval_ns.is_multiple_of(100_000_000) && (s.interval_ns / 100_000_000).is_power_of_two());
         let cols = s.columns();
         let iops = &cols.iter().find(|(n, _)| *n == "iops").unwrap().1;
         // both IOs are still counted, in the first and the last interval
