@@ -47,7 +47,9 @@ stubtest: build
 
 # Debian packages the tests use: chromium renders the HTML report (tests/test_report.py). Idempotent.
 sysdeps:
-	command -v chromium >/dev/null || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+	@command -v chromium >/dev/null || { \
+		echo "make sysdeps: installing the Debian package chromium with apt-get (the HTML report test renders in it)"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 
 pytest: build sysdeps
 	$(BIN)/pytest -q

@@ -117,6 +117,10 @@ def test_run_json_prints_the_same_document(tmp_path: Path) -> None:
         (["workload", "--set", "nand.no_such_key=1"], "nand.no_such_key"),
         (["show", "bg4-1tb", "--set", "nand.tR_us"], "--set"),
         (["run", "--suite", "cdm9"], "suite"),
+        # the option parser's own errors read the same way
+        (["workload", "--iodepth", "abc"], "--iodepth"),
+        (["workload", "--iodepth"], "--iodepth"),
+        (["workload", "--iodept", "3"], "--iodept"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_field_and_exit_2(args: list[str], field: str) -> None:

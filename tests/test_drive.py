@@ -33,9 +33,9 @@ def test_unknown_preset_names_it_and_lists_the_available_ones() -> None:
     with pytest.raises(ConfigError) as info:
         Drive.from_preset("bg5-1tb")
     assert "bg5-1tb" in str(info.value)
-    problem = info.value.problems[0]
-    assert problem["path"] == "preset"
-    assert "bg4-1tb" in problem["message"] and "generic-tlc-dram" in problem["message"]
+    problem = info.value.errors()[0]
+    assert problem.path == "preset"
+    assert "bg4-1tb" in problem.message and "generic-tlc-dram" in problem.message
 
 
 def test_set_overrides_reach_the_config_in_both_forms() -> None:
@@ -52,17 +52,17 @@ def test_set_bool_is_spelled_for_toml() -> None:
 def test_bad_set_lists_every_problem_with_its_path() -> None:
     with pytest.raises(ConfigError) as info:
         Drive.from_preset("bg4-1tb", set=["nand.no_such_key=1"])
-    assert info.value.problems[0]["path"] == "nand.no_such_key"
+    assert info.value.errors()[0].path == "nand.no_such_key"
     with pytest.raises(ConfigError) as info:
         Drive.from_preset("bg4-1tb", set=["nand.tR_us=-1", "nand.channels=0"])
-    paths = {p["path"] for p in info.value.problems}
+    paths = {p.path for p in info.value.errors()}
     assert {"nand.tR_us", "nand.channels"} <= paths
 
 
 def test_set_without_equals_is_a_config_error() -> None:
     with pytest.raises(ConfigError) as info:
         Drive.from_preset("bg4-1tb", set=["nand.tR_us"])
-    assert info.value.problems[0]["path"] == "--set"
+    assert info.value.errors()[0].path == "--set"
 
 
 def test_config_toml_round_trips(tmp_path: Path, small_bg4: Drive) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import ssdlab
+from ssdlab import Drive
 from ssdlab.precondition import first_steady_round, steady_state
 from ssdlab.suites import snia
 from ssdlab.suites.snia import run_snia_iops
@@ -79,3 +80,23 @@ def test_cli_run_suite_snia_iops(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["suite"] == "snia-iops" and d["steady"] and d["waf"] > 1
+
+
+def test_no_steady_state_is_claimed_without_garbage_collection() -> None:
+    # User capacity cut without the blocks: all the NAND is spare, GC never runs, and the flat IOPS would pass
+    # the PTS excursion limits.
+    drive = Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 4})
+    res = snia.run_snia_iops(drive, round_time="100ms", max_rounds=5)
+    assert steady_state(res.iops).steady  # what the excursion test alone says
+    assert sum(r.gc_blocks_erased for r in res.rounds) == 0
+    assert not res.verdict.steady and res.steady_round is None
+    assert res.verdict.reason.startswith("no garbage collection")
+    assert "no garbage collection" in str(res.table().title)
+
+
+def test_a_consistently_scaled_drive_garbage_collects_and_reaches_steady_state() -> None:
+    drive = Drive.from_preset("generic-tlc-dram", capacity_gb=4)
+    res = snia.run_snia_iops(drive, round_time="200ms")
+    assert res.verdict.steady and res.steady_round is not None
+    window = res.rounds[-len(res.verdict.window) :]
+    assert sum(r.gc_blocks_erased for r in window) > 0

@@ -11,8 +11,16 @@ True
 True
 """
 
-from ssdlab._core import ConfigError, SimulationError, SsdlabError, WorkloadError, version
+from ssdlab._core import version
 from ssdlab.drive import Drive
+from ssdlab.errors import (
+    ConfigError,
+    DriveBusyError,
+    Problem,
+    SimulationError,
+    SsdlabError,
+    WorkloadError,
+)
 from ssdlab.presets import list_presets, preset_path
 from ssdlab.result import Direction, Latency, Result, Series
 from ssdlab.workload import Workload
@@ -23,7 +31,9 @@ __all__ = [
     "ConfigError",
     "Direction",
     "Drive",
+    "DriveBusyError",
     "Latency",
+    "Problem",
     "Result",
     "Series",
     "SimulationError",

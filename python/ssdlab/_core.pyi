@@ -3,8 +3,15 @@
 from collections.abc import Callable, Sequence
 from typing import final
 
+from ssdlab.errors import ConfigError as ConfigError
+from ssdlab.errors import DriveBusyError as DriveBusyError
+from ssdlab.errors import SimulationError as SimulationError
+from ssdlab.errors import SsdlabError as SsdlabError
+from ssdlab.errors import WorkloadError as WorkloadError
+
 __all__ = [
     "ConfigError",
+    "DriveBusyError",
     "NativeDrive",
     "NativeLatency",
     "NativeResult",
@@ -13,23 +20,6 @@ __all__ = [
     "WorkloadError",
     "version",
 ]
-
-class SsdlabError(Exception):
-    """Base class of every ssdlab error."""
-
-class ConfigError(SsdlabError):
-    """A drive config that cannot be used; ``args == (message, problems)``."""
-
-    problems: list[dict[str, str]]
-
-class WorkloadError(SsdlabError):
-    """A workload parameter that cannot be used; ``args == (message,)``."""
-
-    field: str
-    value: str
-
-class SimulationError(SsdlabError):
-    """The simulation could not go on (e.g. the FTL ran out of space)."""
 
 def version() -> str: ...
 

@@ -9,8 +9,9 @@ Shell usage::
     ssdlab run --drive my.toml --suite cdm6 --test-size 32g
     ssdlab workload --preset bg4-1tb --rw randwrite --bs 4k --iodepth 32 --size 8g --runtime 10s --json
 
-Bad input (unknown preset, bad size, iodepth 0, unknown rw, bad ``--set`` path) prints one line,
-``error: <field>: <message>``, on stderr and exits with status 2.
+Bad input (unknown preset, bad size, iodepth 0 or not a number, unknown rw or option, bad ``--set`` path)
+prints ``error: <field>: <message>``, one line per problem, on stderr and exits with status 2. Ctrl-C prints
+``interrupted`` and exits with status 130.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -28,10 +30,18 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
-from ssdlab._core import ConfigError, SimulationError, SsdlabError, version
+from ssdlab._core import version
 from ssdlab.drive import Drive
-from ssdlab.errors import config_error, workload_error
+from ssdlab.errors import (
+    ConfigError,
+    InputError,
+    SimulationError,
+    SsdlabError,
+    config_error,
+    workload_error,
+)
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
@@ -65,6 +75,14 @@ SetOpt = Annotated[
     list[str] | None,
     typer.Option("--set", "-s", help="Override a parameter by its TOML path, PATH=VALUE (repeatable)."),
 ]
+ScaleOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--scale-capacity-gb",
+        help="Scale the drive down to this user capacity: same dies, proportionally fewer blocks, the same "
+        "over-provisioning, so it fills and garbage-collects like the full drive, sooner.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams.")]
 
@@ -73,16 +91,18 @@ stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ el
 stderr = Console(stderr=True)
 
 
-def _drive(preset: str | None, drive_file: Path | None, overrides: list[str] | None) -> Drive:
+def _drive(
+    preset: str | None, drive_file: Path | None, overrides: list[str] | None, capacity_gb: float | None = None
+) -> Drive:
     if preset is not None and drive_file is not None:
         raise config_error("--drive", "give --preset or --drive, not both", "")
-    if drive_file is not None:
-        try:
-            text = drive_file.read_text(encoding="utf-8")
-        except OSError as e:
-            raise config_error("--drive", f"cannot read {str(drive_file)!r}: {e.strerror or e}", "") from None
-        return Drive.from_toml_str(text, set=overrides)
-    return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides)
+    try:
+        if drive_file is not None:
+            return Drive.from_toml(drive_file, set=overrides, capacity_gb=capacity_gb)
+        return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides, capacity_gb=capacity_gb)
+    except ConfigError as e:  # the option's name, as the user typed it
+        named = [replace(p, path="--scale-capacity-gb") if p.path == "capacity_gb" else p for p in e.errors()]
+        raise ConfigError(named) from None
 
 
 @contextmanager
@@ -119,10 +139,11 @@ def presets() -> None:
 def show(
     preset: Annotated[str, typer.Argument(help="Built-in preset name.")] = DEFAULT_PRESET,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
 ) -> None:
     """Print a drive's full parameter set as TOML that --drive FILE loads back."""
     # Plain print: the TOML must come out byte for byte, with no rich markup or wrapping.
-    print(_drive(preset, None, set_).config_toml(), end="")
+    print(_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
 
 
 @app.command()
@@ -130,6 +151,7 @@ def run(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
     suite: Annotated[
         str, typer.Option(help=f"{', '.join(SUITES)} (cdm = CrystalDiskMark 8, fill = whole-drive fill).")
     ] = "cdm",
@@ -153,7 +175,7 @@ def run(
         raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
     if plot is not None:
         require_matplotlib(suite)
-    drive = _drive(preset, drive_file, set_)
+    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{suite} on {drive.name}") as progress:
         res: CdmResult | FillResult | SniaIopsResult | DbmixResult
         if suite == "fill":
@@ -197,6 +219,7 @@ def workload(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
     rw: Annotated[str, typer.Option(help=", ".join(RW_NAMES))] = "randread",
     bs: Annotated[str, typer.Option(help="Block size (4k, 128k, 1m).")] = "4k",
     iodepth: Annotated[int, typer.Option(help="Queue depth per job.")] = 1,
@@ -212,6 +235,12 @@ def workload(
     thinktime: Annotated[str, typer.Option(help="Pause before each new IO (bare number = us).")] = "0",
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
+    prefill: Annotated[
+        bool,
+        typer.Option(
+            help="Write the region sequentially first (128k, QD32), as reviewers do, so that reads find data."
+        ),
+    ] = False,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
 ) -> None:
@@ -234,9 +263,15 @@ def workload(
         seed=seed,
         interval=interval,
     )
-    drive = _drive(preset, drive_file, set_)
+    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
+        if prefill:
+            fill = prefill_workload(w)
+            drive.run(fill, None if progress is None else (lambda f: progress(f, f"prefill on {drive.name}")))
         res = drive.run(w, None if progress is None else (lambda f: progress(f, f"{w.rw} on {drive.name}")))
+    warning = unmapped_read_warning(res)
+    if warning:
+        stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
@@ -250,14 +285,20 @@ def replay(
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
     format_: Annotated[
-        str, typer.Option("--format", help="auto, iolog (fio), blkparse, msr, spc or csv (time_us,op,offset,length).")
+        str,
+        typer.Option(
+            "--format", help="auto, iolog (fio), blkparse, msr, spc or csv (time_us,op,offset,length)."
+        ),
     ] = "auto",
     timing: Annotated[
-        str, typer.Option(help="recorded: at the trace's times (open loop); afap: as fast as --iodepth allows.")
+        str,
+        typer.Option(help="recorded: at the trace's times (open loop); afap: as fast as --iodepth allows."),
     ] = "recorded",
     speed: Annotated[float, typer.Option(help="Recorded timing sped up by this factor.")] = 1.0,
     iodepth: Annotated[int, typer.Option(help="Outstanding requests for afap and untimed traces.")] = 32,
-    wrap: Annotated[bool, typer.Option(help="Fold requests beyond the drive back onto it (else: error).")] = True,
+    wrap: Annotated[
+        bool, typer.Option(help="Fold requests beyond the drive back onto it (else: error).")
+    ] = True,
     skip_bad: Annotated[bool, typer.Option(help="Count bad lines instead of stopping at the first.")] = False,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
     json_: JsonOpt = False,
@@ -286,6 +327,40 @@ def replay(
         stderr.print(f"skipped {res.skipped_lines:,} bad lines of {res.lines_read:,}")
 
 
+def prefill_workload(w: Workload) -> Workload:
+    """The fill ``--prefill`` writes before ``w``: its region, sequentially, 128 KiB at queue depth 32.
+
+    Examples
+    --------
+    >>> f = prefill_workload(Workload(rw="randread", offset="1g", size="8g", runtime="1s"))
+    >>> f.rw, f.bs, f.iodepth, f.offset, f.size, f.runtime
+    ('write', '128k', 32, '1g', '8g', None)
+    """
+    return Workload(rw="write", bs="128k", iodepth=32, offset=w.offset, size=w.size, seed=w.seed)
+
+
+def unmapped_read_warning(res: Result) -> str | None:
+    """A warning when most reads of a run found no data: they cost no NAND read, so they measure nothing.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+    >>> res = drive.run(ssdlab.Workload(rw="randread", runtime="10ms"))
+    >>> unmapped_read_warning(res).startswith("100% of the reads")
+    True
+    """
+    # both counted over the whole run, in 4 KiB pages
+    pages = res.counters.get("host_read_bytes", 0.0) / 4096
+    unmapped = res.counters.get("unmapped_reads", 0.0)
+    if pages == 0 or unmapped <= pages / 2:
+        return None
+    return (
+        f"{unmapped / pages:.0%} of the reads found no data (never written or trimmed): they cost no NAND "
+        "read, so the figures say little about the drive; write the region first (--prefill)"
+    )
+
+
 def _print_result(res: Result) -> None:
     if res.workloads:
         w = res.workload
@@ -310,40 +385,62 @@ def _print_result(res: Result) -> None:
     stdout.print(counters_table(res.counters, title))
 
 
-def _one_line(err: SsdlabError) -> str:
-    """``<field>: <message>`` on one line, for any ssdlab error."""
-    problems = getattr(err, "problems", None)
-    if isinstance(err, ConfigError) and problems:
-        parts = []
-        for p in problems:
-            path, message, value = p.get("path", ""), p.get("message", ""), p.get("value", "")
-            text = f"{path or 'config'}: {message}"
-            parts.append(text if not value or value in message else f"{text} (got {value})")
-        return "; ".join(parts)
-    text = " ".join(str(err.args[0] if err.args else err).split())
-    field = getattr(err, "field", None)
-    if field and not text.startswith(f"{field}:"):
-        text = f"{field}: {text}"
+def _error_lines(err: SsdlabError) -> list[str]:
+    """``<field>: <message>``, one line per problem, for any ssdlab error."""
+    if isinstance(err, InputError):
+        return [" ".join(str(p).split()) for p in err.errors()] or ["invalid input"]
+    return [" ".join(str(err).split())]
+
+
+def _usage_line(err: typer.TyperException) -> str:
+    """A parser error (bad or unknown option) as ``<option>: <message>``, like the package's errors."""
+    if isinstance(err, typer.BadParameter) and err.param is not None:
+        hint = err.param_hint if isinstance(err.param_hint, str) else "/".join(err.param.opts)
+        message = err.message
+        return f"{hint}: {message[:1].lower()}{message[1:]}"
+    if isinstance(err, NoSuchOption):
+        alike = f" (did you mean {', '.join(sorted(err.possibilities))}?)" if err.possibilities else ""
+        return f"{err.option_name}: no such option{alike}"
+    text = " ".join(str(getattr(err, "format_message", err.__str__)()).split())
+    if isinstance(err, BadOptionUsage):  # "Option '--iodepth' requires an argument."
+        return f"{err.option_name}: {text.replace(f'Option {err.option_name!r} ', '').rstrip('.')}"
     return text
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``ssdlab`` script: runs the app, turning user mistakes into one line and status 2.
+    """Entry point of the ``ssdlab`` script: runs the app, turning user mistakes into ``error: ...`` lines.
 
-    typer reports its own usage errors (unknown option, not an integer) and exits 2; everything the
-    package raises for bad input is caught here so that no traceback reaches the user.
+    Bad input, from the option parser or from the package, prints ``error: <field>: <message>`` (one line per
+    problem) and exits 2; a simulation that cannot go on exits 1; Ctrl-C prints ``interrupted`` and exits 130.
+    No traceback reaches the user.
     """
     try:
-        app(args=argv, prog_name="ssdlab")
+        code = app(args=argv, prog_name="ssdlab", standalone_mode=False)
+    except typer.TyperException as e:
+        if isinstance(e, NoArgsIsHelpError):  # bare `ssdlab`: the help, as click prints it
+            e.show()
+            sys.exit(e.exit_code)
+        print(f"error: {_usage_line(e)}", file=sys.stderr)
+        sys.exit(getattr(e, "exit_code", 2))
     except SimulationError as e:
-        print(f"error: simulation: {_one_line(e)}", file=sys.stderr)
+        for line in _error_lines(e):
+            print(f"error: simulation: {line}", file=sys.stderr)
         sys.exit(1)
     except SsdlabError as e:
-        print(f"error: {_one_line(e)}", file=sys.stderr)
+        for line in _error_lines(e):
+            print(f"error: {line}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(130)
+    except (KeyboardInterrupt, typer.Abort):
+        code = _INTERRUPTED
+    # Outside standalone mode typer returns the exit code instead of exiting; 130 is how it reports Ctrl-C.
+    if code == _INTERRUPTED:
+        print("interrupted", file=sys.stderr)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+_INTERRUPTED = 130
 
 
 if __name__ == "__main__":

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import math
 import os
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 from typing import NamedTuple
 
 from ssdlab._core import NativeDrive
-from ssdlab.errors import config_error, workload_error
+from ssdlab.errors import ConfigError, config_error, workload_error
 from ssdlab.presets import read_preset
 from ssdlab.result import Result
-from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["Completion", "Drive", "Overrides", "parse_overrides"]
+__all__ = ["Completion", "Drive", "Overrides", "parse_overrides", "scale_capacity"]
 
 #: ``--set`` overrides: ``{"nand.tR_us": 50}`` or ``["nand.tR_us=50"]``.
 Overrides = Mapping[str, object] | Iterable[str] | None
@@ -44,14 +47,6 @@ def parse_overrides(overrides: Overrides) -> list[tuple[str, str]]:
     return pairs
 
 
-def _u64(value: int | str, name: str) -> int:
-    """A byte count the engine can hold (it counts in unsigned 64-bit integers)."""
-    n = parse_size(value, name)
-    if n >= 2**64:
-        raise workload_error(name, f"must be below 2**64 bytes (got {n})", n)
-    return n
-
-
 def _toml_text(value: object) -> str:
     # TOML spells booleans in lower case; everything else the loader parses from str().
     if isinstance(value, bool):
@@ -76,6 +71,67 @@ class Completion(NamedTuple):
         return (self.complete_ns - self.submit_ns) / 1e3
 
 
+def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
+    """Overrides that scale a drive to ``capacity_gb`` of user capacity with the same dies and fewer blocks.
+
+    ``ftl.user_capacity_gb`` becomes ``capacity_gb``; ``nand.blocks_per_plane`` shrinks in proportion,
+    keeping the over-provisioning ratio (of the blocks left after GC's fixed reserve of
+    ``gc_threshold_free_blocks + 3`` blocks per plane), and so does the static SLC cache
+    (``ftl.slc_cache.static_gb``), which lives in that spare area. Channels, dies, planes, pages and timings
+    stay, so the scaled drive has the full drive's parallelism and fills, garbage-collects and reaches
+    steady state like it, in a fraction of the time. Setting ``ftl.user_capacity_gb`` alone would leave all
+    the NAND as spare: such a drive never garbage-collects.
+
+    Examples
+    --------
+    >>> from ssdlab.presets import read_preset
+    >>> scale_capacity(read_preset("bg4-1tb"), 128)
+    [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '233'), ('ftl.slc_cache.static_gb', '0.125')]
+    """
+    if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, (int, float)) or not capacity_gb > 0:
+        raise config_error("capacity_gb", "must be a number of GB above 0", capacity_gb)
+    cfg = tomllib.loads(toml_text)
+    if "ftl" not in cfg or "nand" not in cfg:  # e.g. a file that inherits from a base: resolve it first
+        cfg = tomllib.loads(NativeDrive(toml_text).config_toml())
+    full_gb = float(cfg["ftl"]["user_capacity_gb"])
+    blocks = int(cfg["nand"]["blocks_per_plane"])
+    reserve = int(cfg["ftl"]["gc_threshold_free_blocks"]) + 3
+    if capacity_gb > full_gb:
+        raise config_error(
+            "capacity_gb",
+            f"scales a drive down: at most its {full_gb:g} GB (more needs more dies)",
+            capacity_gb,
+        )
+    share = capacity_gb / full_gb
+    scaled = reserve + math.ceil((blocks - reserve) * share)
+    static_gb = float(cfg["ftl"]["slc_cache"]["static_gb"]) * share
+    return [
+        ("ftl.user_capacity_gb", f"{capacity_gb:g}"),
+        ("nand.blocks_per_plane", str(scaled)),
+        ("ftl.slc_cache.static_gb", f"{static_gb:g}"),
+    ]
+
+
+def _scaled(text: str, capacity_gb: float | None, overrides: Overrides) -> list[tuple[str, str]]:
+    # The scaling first, so that an explicit `set` of either key still wins.
+    scaling = [] if capacity_gb is None else scale_capacity(text, capacity_gb)
+    return scaling + parse_overrides(overrides)
+
+
+def _native(text: str, overrides: list[tuple[str, str]], source: str) -> NativeDrive:
+    """The native drive; a TOML syntax error (reported by line) also names ``source``, the file it is in."""
+    try:
+        return NativeDrive(text, overrides)
+    except ConfigError as e:
+        problems = e.errors()
+        if not any(p.path.startswith("line ") for p in problems):
+            raise
+        named = [
+            replace(p, path=f"{source}, {p.path}") if p.path.startswith("line ") else p for p in problems
+        ]
+        raise ConfigError(named) from None
+
+
 class Drive:
     """One simulated SSD. Its state (mapping, blocks, clock) persists across runs and can be cloned.
 
@@ -98,19 +154,46 @@ class Drive:
         self._drive = native
 
     @classmethod
-    def from_preset(cls, name: str, set: Overrides = None) -> Drive:
-        """A built-in preset (see :func:`ssdlab.list_presets`)."""
-        return cls.from_toml_str(read_preset(name), set=set)
+    def from_preset(cls, name: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
+        """A built-in preset (see :func:`ssdlab.list_presets`); ``capacity_gb`` scales it down (see
+        :func:`scale_capacity`).
+
+        Examples
+        --------
+        >>> small = Drive.from_preset("bg4-1tb", capacity_gb=128)   # same dies, 1/8 of the blocks
+        >>> small.capacity_bytes // 10**9, "blocks_per_plane = 233" in small.config_toml()
+        (128, True)
+        """
+        text = read_preset(name)
+        return cls(_native(text, _scaled(text, capacity_gb, set), f"preset {name}.toml"))
 
     @classmethod
-    def from_toml(cls, path: str | PathLike[str], set: Overrides = None) -> Drive:
-        """A drive described by a TOML file, such as ``ssdlab show`` prints."""
-        return cls.from_toml_str(Path(path).read_text(encoding="utf-8"), set=set)
+    def from_toml(
+        cls, path: str | PathLike[str], set: Overrides = None, capacity_gb: float | None = None
+    ) -> Drive:
+        """A drive described by a TOML file, such as ``ssdlab show`` prints; a syntax error names the file.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> bad = pathlib.Path(tempfile.mkdtemp()) / "my.toml"
+        >>> _ = bad.write_text("name = 1\\n\\nhost = [\\n")
+        >>> try:
+        ...     Drive.from_toml(bad)
+        ... except ConfigError as e:
+        ...     print(e.errors()[0].path.endswith("my.toml, line 3"))
+        True
+        """
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as e:
+            raise config_error(str(path), f"cannot read the drive file: {e.strerror or e}", "") from None
+        return cls(_native(text, _scaled(text, capacity_gb, set), str(path)))
 
     @classmethod
-    def from_toml_str(cls, text: str, set: Overrides = None) -> Drive:
+    def from_toml_str(cls, text: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
         """A drive described by TOML text."""
-        return cls(NativeDrive(text, parse_overrides(set)))
+        return cls(NativeDrive(text, _scaled(text, capacity_gb, set)))
 
     @property
     def name(self) -> str:
@@ -187,12 +270,12 @@ class Drive:
 
         Examples
         --------
-        >>> import ssdlab, tempfile, os
-        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
-        >>> _ = open(path, "w").write("time_us,op,offset,length\n0,write,0,65536\n100,read,0,4096\n")
+        >>> import ssdlab, tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+        >>> _ = path.write_text("time_us,op,offset,length\\n0,write,0,65536\\n100,read,0,4096\\n")
         >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
         >>> res = drive.replay(path)
-        >>> res.write.ios, res.read.ios, res.source == path
+        >>> res.write.ios, res.read.ios, res.source == str(path)
         (1, 1, True)
         """
         if not Path(path).is_file():
@@ -251,7 +334,7 @@ class Drive:
         (True, 'flush', 'success')
         """
         return self._drive.submit(
-            op, _u64(offset, "offset"), _u64(length, "length"), compress_percentage, fua
+            op, parse_size(offset, "offset"), parse_size(length, "length"), compress_percentage, fua
         )
 
     def advance(self, until_ns: int | None = None) -> int:
@@ -269,12 +352,57 @@ class Drive:
         return self._drive.outstanding
 
     def idle(self, duration: str | int | float) -> None:
-        """Let simulated time pass with no host IO (a bare number is seconds)."""
-        self._drive.idle(parse_time_ns(duration, "idle"))
+        """Let simulated time pass with no host IO (a bare number is seconds).
+
+        :class:`ssdlab.WorkloadError` if the drive's clock (64-bit nanoseconds, 584 years) would overflow.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+        >>> drive.idle("2s"); drive.now_s
+        2.0
+        >>> try:
+        ...     drive.idle("1000000d")
+        ... except ssdlab.WorkloadError as e:
+        ...     print(e.field)
+        idle
+        """
+        ns = parse_time_ns(duration, "idle")
+        left = MAX_U64 - self._drive.now_ns
+        if ns > left:
+            raise workload_error(
+                "idle",
+                f"would pass the end of the drive's clock: at most {left} ns more (2**64 - 1 in all)",
+                duration,
+            )
+        self._drive.idle(ns)
 
     def trim(self, offset: int | str, length: int | str) -> None:
-        """Deallocate ``length`` bytes from ``offset`` (rounded inward to whole 4 KiB pages)."""
-        self._drive.trim(parse_size(offset, "offset"), parse_size(length, "length"))
+        """Deallocate ``length`` bytes from ``offset`` (rounded inward to whole 4 KiB pages).
+
+        :class:`ssdlab.WorkloadError` naming the range if it does not fit the drive.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+        >>> drive.trim(0, "1g")
+        >>> try:
+        ...     drive.trim(0, 2**64 - 1)
+        ... except ssdlab.WorkloadError as e:
+        ...     print(e.field, e.value)
+        length 18446744073709551615
+        """
+        start, n = parse_size(offset, "offset"), parse_size(length, "length")
+        if start + n > self.capacity_bytes:  # Python ints: the sum cannot wrap
+            raise workload_error(
+                "length",
+                f"offset + length must fit the drive ({self.capacity_bytes} bytes); "
+                f"offset {start} + length {n} = {start + n}",
+                length,
+            )
+        self._drive.trim(start, n)
 
     def sanitize(self) -> None:
         """Sanitize the drive (NVMe block erase): erase every block that holds data and empty the map.

@@ -1,36 +1,137 @@
-"""Raising the native exception types from Python with the same shape the Rust side gives them.
+"""The exception tree of ssdlab, defined here and raised by the native module too.
 
-:class:`ssdlab.WorkloadError` carries ``.field`` and ``.value``; :class:`ssdlab.ConfigError` carries
-``.problems``, a list of ``{"path", "message", "value"}`` dicts. Callers (and the CLI) read these attributes
-instead of parsing messages.
+Every error is an :class:`SsdlabError`. Bad input is a :class:`ConfigError` (a drive config) or a
+:class:`WorkloadError` (a workload or suite parameter); both are also :class:`ValueError`, list every problem
+found through :meth:`~InputError.errors` (typed :class:`Problem` s: path, value, message) and print one line
+per problem. Callers (and the CLI) read the problems instead of parsing messages.
 
 Examples
 --------
->>> err = workload_error("iodepth", "must be 1..65536 (got 0)", 0)
->>> str(err), err.field, err.value
-('iodepth: must be 1..65536 (got 0)', 'iodepth', '0')
->>> config_error("preset", "unknown preset 'x'", "x").problems[0]["path"]
-'preset'
+>>> err = workload_error("iodepth", "must be 1..65536", 0)
+>>> isinstance(err, ValueError), str(err)
+(True, 'iodepth: must be 1..65536 (got 0)')
+>>> err.errors()[0].path, err.field, err.value
+('iodepth', 'iodepth', '0')
+>>> both = [Problem("nand.tR_us", "-1", "must be 1..=10000"), Problem("nand.channels", "0", "must be 1..=64")]
+>>> print(ConfigError(both))
+nand.tR_us: must be 1..=10000 (got -1)
+nand.channels: must be 1..=64 (got 0)
 """
 
 from __future__ import annotations
 
-from ssdlab._core import ConfigError, WorkloadError
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-__all__ = ["config_error", "workload_error"]
+__all__ = [
+    "ConfigError",
+    "DriveBusyError",
+    "InputError",
+    "Problem",
+    "SimulationError",
+    "SsdlabError",
+    "WorkloadError",
+    "config_error",
+    "workload_error",
+]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input.
+
+    ``path`` is where: a TOML path (``nand.tR_us``), a workload field (``iodepth``) or a CLI option
+    (``--set``); ``value`` is what was given, as text ("" when there is none); ``message`` says what is wrong
+    and what is allowed.
+
+    Examples
+    --------
+    >>> str(Problem("iodepth", "0", "must be 1..65536"))
+    'iodepth: must be 1..65536 (got 0)'
+    >>> str(Problem("line 3", "", "expected `=`"))
+    'line 3: expected `=`'
+    """
+
+    path: str
+    value: str
+    message: str
+
+    def __str__(self) -> str:
+        # A message that already starts with its path ("rw: must be one of ...") is not prefixed again.
+        prefixed = not self.path or self.message.startswith(f"{self.path}:")
+        text = self.message if prefixed else f"{self.path}: {self.message}"
+        # A message that already quotes what was given ("'4q' is not a size") does not repeat it.
+        if self.value and "(got " not in self.message and f"'{self.value}'" not in self.message:
+            text += f" (got {self.value})"
+        return " ".join(text.split())
+
+
+class SsdlabError(Exception):
+    """Base class of every ssdlab error."""
+
+
+class InputError(SsdlabError, ValueError):
+    """Input that cannot be used: one :class:`Problem` or more, printed one per line.
+
+    ``field`` and ``value`` are those of the first problem (what a single-problem error is about).
+    """
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self._problems = tuple(problems)
+        super().__init__(self._problems)
+
+    def errors(self) -> list[Problem]:
+        """Every problem found, in the order found."""
+        return list(self._problems)
+
+    @property
+    def field(self) -> str:
+        return self._problems[0].path if self._problems else ""
+
+    @property
+    def value(self) -> str:
+        return self._problems[0].value if self._problems else ""
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self._problems)
+
+
+class ConfigError(InputError):
+    """A drive config that cannot be used (paths are TOML paths such as ``nand.tR_us``)."""
+
+
+class WorkloadError(InputError):
+    """A workload or suite parameter that cannot be used (paths are field names such as ``iodepth``)."""
+
+
+class SimulationError(SsdlabError):
+    """The simulation could not go on (e.g. the FTL ran out of space, or the run was cancelled)."""
+
+
+class DriveBusyError(SsdlabError, RuntimeError):
+    """The drive is already running something: a drive runs one thing at a time (e.g. one thread each).
+
+    Give each thread its own drive (:meth:`ssdlab.Drive.clone`).
+    """
 
 
 def workload_error(field: str, message: str, value: object) -> WorkloadError:
-    """A :class:`ssdlab.WorkloadError` whose text starts with the field, as the native ones do."""
-    err = WorkloadError(f"{field}: {message}")
-    err.field = field
-    err.value = str(value)
-    return err
+    """A :class:`WorkloadError` with one problem.
+
+    Examples
+    --------
+    >>> str(workload_error("runs", "must be 1..9", 12))
+    'runs: must be 1..9 (got 12)'
+    """
+    return WorkloadError([Problem(field, str(value), message)])
 
 
 def config_error(path: str, message: str, value: object) -> ConfigError:
-    """A :class:`ssdlab.ConfigError` with one problem."""
-    problems = [{"path": path, "message": message, "value": str(value)}]
-    err = ConfigError(f"{path}: {message}", problems)
-    err.problems = problems
-    return err
+    """A :class:`ConfigError` with one problem.
+
+    Examples
+    --------
+    >>> config_error("preset", "unknown preset 'x'", "x").errors()[0].path
+    'preset'
+    """
+    return ConfigError([Problem(path, str(value), message)])

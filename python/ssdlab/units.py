@@ -29,7 +29,7 @@ import re
 
 from ssdlab.errors import workload_error
 
-__all__ = ["format_size", "format_time", "parse_size", "parse_time_ns"]
+__all__ = ["MAX_U64", "format_size", "format_time", "parse_size", "parse_time_ns"]
 
 _SIZE_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 _TIME_NS = {
@@ -54,10 +54,21 @@ SIZE_HELP = "use a number with an optional k, m, g or t suffix (e.g. 4k, 128k, 1
 TIME_HELP = "use a number with an optional us, ms, s, m or h suffix (e.g. 250us, 100ms, 5s, 10m)"
 
 
+#: The largest size or time the engine takes: it counts bytes and nanoseconds in 64 bits (584 years).
+MAX_U64 = 2**64 - 1
+
+
 def _whole(number: float, field: str, value: object, what: str) -> int:
     if not math.isfinite(number) or number != int(number):
         raise workload_error(field, f"{value!r} is not a whole number of {what}", value)
-    return int(number)
+    return _fits(int(number), field, value, what)
+
+
+def _fits(n: int, field: str, value: object, what: str) -> int:
+    # Python ints have no limit; the engine's do. Say so here rather than as a bare OverflowError later.
+    if n > MAX_U64:
+        raise workload_error(field, f"is {n} {what}, more than the engine's largest, 2**64 - 1", value)
+    return n
 
 
 def parse_size(value: str | int, field: str = "size") -> int:
@@ -81,7 +92,7 @@ def parse_size(value: str | int, field: str = "size") -> int:
     if isinstance(value, int):
         if value < 0:
             raise workload_error(field, f"{value} is negative; sizes are 0 or more bytes", value)
-        return value
+        return _fits(value, field, value, "bytes")
     m = _SIZE_RE.fullmatch(value.strip())
     if m is None:
         raise workload_error(field, f"{value!r} is not a size; {SIZE_HELP}", value)
@@ -89,7 +100,7 @@ def parse_size(value: str | int, field: str = "size") -> int:
     # Exact for integers (no float rounding on 40-bit sizes); decimals only where they come out whole.
     mult = _SIZE_MULT[suffix.lower()]
     if "." not in number:
-        return int(number) * mult
+        return _fits(int(number) * mult, field, value, "bytes")
     return _whole(float(number) * mult, field, value, "bytes")
 
 
@@ -110,7 +121,7 @@ def parse_time_ns(value: str | int | float, field: str = "runtime", default_unit
         if not math.isfinite(value) or value < 0:
             raise workload_error(field, f"{value!r} is not a time of 0 or more", value)
         if isinstance(value, int):
-            return value * unit_ns
+            return _fits(value * unit_ns, field, value, "nanoseconds")
         return _whole(round(value * unit_ns, 3), field, value, "nanoseconds")
     m = _TIME_RE.fullmatch(value.strip())
     if m is None or (m.group(2) and m.group(2).lower() not in _TIME_NS):
@@ -118,7 +129,7 @@ def parse_time_ns(value: str | int | float, field: str = "runtime", default_unit
     number, suffix = m.groups()
     mult = _TIME_NS[suffix.lower()] if suffix else unit_ns
     if "." not in number:
-        return int(number) * mult
+        return _fits(int(number) * mult, field, value, "nanoseconds")
     # round() first: 0.2 * 1e9 is 200000000.00000003 in binary floating point.
     return _whole(round(float(number) * mult, 3), field, value, "nanoseconds")
 

@@ -108,3 +108,24 @@ fn an_sram_map_cache_must_leave_room_for_the_write_buffer() {
     let hmb = [o("controller.map_cache.location", "hmb"), o("controller.write_buffer_kib", "1024")];
     assert!(DriveConfig::from_toml_str(&text, &hmb).is_ok());
 }
+
+#[test]
+fn host_and_ftl_keys_without_a_natural_bound_are_range_checked() {
+    let text = preset_text("bg4-1tb");
+    for (path, bad, good) in [
+        ("host.submit_ns", "9223372036854775807", "2000"),
+        ("host.complete_ns", "1000000000", "2000"),
+        ("ftl.idle_after_ms", "1e12", "50"),
+        ("ftl.idle_after_ms", "-1", "0"),
+        ("ftl.background_gc_free_blocks", "4000000000", "8"),
+        ("ftl.wear_leveling_threshold", "4000000000", "100"),
+        ("ftl.pe_cycle_limit", "4000000000", "3000"),
+        ("ftl.factory_bad_block_pct", "100", "2"),
+        ("controller.compression.engine_mbps", "1e-9", "0"),
+        ("controller.compression.engine_mbps", "0.5", "1"),
+    ] {
+        let e = DriveConfig::from_toml_str(&text, &[(path.into(), bad.into())]).unwrap_err();
+        assert!(e.problems.iter().any(|p| p.path == path), "{path}={bad}: {e}");
+        assert!(DriveConfig::from_toml_str(&text, &[(path.into(), good.into())]).is_ok(), "{path}={good}");
+    }
+}

@@ -1,6 +1,6 @@
 //! `NativeDrive`: one simulated drive. `run` releases the GIL and honours Ctrl-C.
 
-use crate::errors::{config_error, to_py, workload_error, SimulationError};
+use crate::errors::{config_error, to_py, workload_error, DriveBusyError, SimulationError};
 use crate::result::{counters_dict, NativeResult};
 use crate::workload;
 use pyo3::exceptions::PyValueError;
@@ -32,23 +32,23 @@ impl NativeDrive {
     }
 
     /// The drive's full parameter set as TOML (loads back with `NativeDrive(text)`).
-    fn config_toml(&self) -> String {
-        self.drive.config().to_toml_string()
+    fn config_toml(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(borrow(slf)?.drive.config().to_toml_string())
     }
 
     #[getter]
-    fn name(&self) -> String {
-        self.drive.config().name.clone()
+    fn name(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(borrow(slf)?.drive.config().name.clone())
     }
 
     #[getter]
-    fn capacity_bytes(&self) -> u64 {
-        self.drive.capacity_bytes()
+    fn capacity_bytes(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(borrow(slf)?.drive.capacity_bytes())
     }
 
     #[getter]
-    fn now_ns(&self) -> u64 {
-        self.drive.now_ns()
+    fn now_ns(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(borrow(slf)?.drive.now_ns())
     }
 
     /// Play one or more job specs (dicts of `ssdlab_core::Workload` fields) at once against the drive.
@@ -57,7 +57,7 @@ impl NativeDrive {
     /// an exception from it, or a signal such as Ctrl-C, cancels the run and is raised here.
     #[pyo3(signature = (jobs, progress = None))]
     fn run(
-        mut slf: PyRefMut<'_, Self>,
+        slf: &Bound<'_, Self>,
         jobs: &Bound<'_, PyList>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<NativeResult> {
@@ -69,6 +69,7 @@ impl NativeDrive {
                 workload::from_dict(py, d)
             })
             .collect::<PyResult<Vec<_>>>()?;
+        let mut slf = borrow_mut(slf)?;
         let drive = &mut slf.drive;
         let mut pending: Option<PyErr> = None;
         let outcome = py.detach(|| {
@@ -106,50 +107,54 @@ impl NativeDrive {
     /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.
     #[pyo3(signature = (op, offset, length, compress_percentage = 0, fua = false))]
     fn submit(
-        &mut self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         op: &str,
         offset: u64,
         length: u64,
         compress_percentage: u32,
         fua: bool,
     ) -> PyResult<u64> {
+        let py = slf.py();
         let op = Op::from_str(op).map_err(|e| to_py(py, e.into()))?;
         let cmd = Command { compress_pct: compress_percentage, fua, ..Command::new(op, offset, length) };
-        guarded(|| self.drive.submit(cmd))?.map_err(|e| to_py(py, e))
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.submit(cmd))?.map_err(|e| to_py(py, e))
     }
 
     /// Move the clock to `until_ns` (never back), or with None to the next completion; returns the time.
     #[pyo3(signature = (until_ns = None))]
-    fn advance(&mut self, until_ns: Option<u64>) -> PyResult<u64> {
+    fn advance(slf: &Bound<'_, Self>, until_ns: Option<u64>) -> PyResult<u64> {
+        let mut this = borrow_mut(slf)?;
+        let this = &mut *this;
         match until_ns {
-            Some(t) if t < self.drive.now_ns() => Err(PyValueError::new_err(format!(
+            Some(t) if t < this.drive.now_ns() => Err(PyValueError::new_err(format!(
                 "until_ns must not be before now ({} ns, got {t})",
-                self.drive.now_ns()
+                this.drive.now_ns()
             ))),
-            Some(t) => guarded(|| self.drive.advance(t)).map(|()| t),
-            None => guarded(|| self.drive.advance_to_next_completion()).map(|_| self.drive.now_ns()),
+            Some(t) => guarded(|| this.drive.advance(t)).map(|()| t),
+            None => guarded(|| this.drive.advance_to_next_completion()).map(|_| this.drive.now_ns()),
         }
     }
 
     /// Completions due by now, as (id, op, offset, length, submit_ns, complete_ns, status) tuples.
     #[allow(clippy::type_complexity)]
-    fn poll(&mut self) -> Vec<(u64, &'static str, u64, u64, u64, u64, &'static str)> {
-        std::iter::from_fn(|| self.drive.poll())
+    fn poll(slf: &Bound<'_, Self>) -> PyResult<Vec<(u64, &'static str, u64, u64, u64, u64, &'static str)>> {
+        let mut this = borrow_mut(slf)?;
+        Ok(std::iter::from_fn(|| this.drive.poll())
             .map(|c| (c.id, c.op.name(), c.offset, c.len, c.submit_ns, c.complete_ns, c.status.name()))
-            .collect()
+            .collect())
     }
 
     /// Commands submitted and not yet polled.
     #[getter]
-    fn outstanding(&self) -> usize {
-        self.drive.outstanding()
+    fn outstanding(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        Ok(borrow(slf)?.drive.outstanding())
     }
 
     /// When the earliest outstanding command completes (None if there is none).
     #[getter]
-    fn next_completion_ns(&self) -> Option<u64> {
-        self.drive.next_completion_ns()
+    fn next_completion_ns(slf: &Bound<'_, Self>) -> PyResult<Option<u64>> {
+        Ok(borrow(slf)?.drive.next_completion_ns())
     }
 
     /// Replay the trace at `path` (see `ssdlab_core::host::TraceReader` for the formats). Returns the
@@ -159,7 +164,7 @@ impl NativeDrive {
                         skip_bad = false, interval_ns = 100_000_000, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn replay(
-        mut slf: PyRefMut<'_, Self>,
+        slf: &Bound<'_, Self>,
         path: std::path::PathBuf,
         format: &str,
         timing: &str,
@@ -211,10 +216,11 @@ impl NativeDrive {
         };
         let read = Arc::new(AtomicU64::new(0));
         let input = BufReader::with_capacity(1 << 20, Counting { inner: open()?, read: read.clone() });
-        let cap = slf.drive.capacity_bytes();
+        let mut this = borrow_mut(slf)?;
+        let cap = this.drive.capacity_bytes();
         let mut reader = TraceReader::new(input, format, cap, wrap);
         let opts = ReplayOptions { timing, speed, iodepth, interval_ns };
-        let drive = &mut slf.drive;
+        let drive = &mut this.drive;
         let mut skipped = 0u64;
         let mut pending: Option<PyErr> = None;
         let outcome = py.detach(|| {
@@ -247,48 +253,68 @@ impl NativeDrive {
     }
 
     /// Let `ns` of simulated time pass with no host IO.
-    fn idle(&mut self, ns: u64) -> PyResult<()> {
-        if self.drive.now_ns().checked_add(ns).is_none() {
+    fn idle(slf: &Bound<'_, Self>, ns: u64) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        if this.drive.now_ns().checked_add(ns).is_none() {
             return Err(PyValueError::new_err(format!(
                 "ns would overflow the drive's clock (now {} ns, got {ns})",
-                self.drive.now_ns()
+                this.drive.now_ns()
             )));
         }
-        self.drive.idle(ns);
+        this.drive.idle(ns);
         Ok(())
     }
 
     /// Deallocate (TRIM) `length` bytes from `offset`, rounded inward to whole 4 KiB pages.
-    fn trim(&mut self, py: Python<'_>, offset: u64, length: u64) -> PyResult<()> {
-        guarded(|| self.drive.trim(offset, length))?.map_err(|e| to_py(py, e))
+    fn trim(slf: &Bound<'_, Self>, offset: u64, length: u64) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.trim(offset, length))?.map_err(|e| to_py(slf.py(), e))
     }
 
     /// Sanitize (block erase): erase every block holding data, empty the map; wear, counters and the clock
     /// carry on. Releases the GIL while the erases are scheduled.
-    fn sanitize(&mut self, py: Python<'_>) -> PyResult<()> {
-        let drive = &mut self.drive;
-        py.detach(|| guarded(|| drive.sanitize()))
+    fn sanitize(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        let drive = &mut this.drive;
+        slf.py().detach(|| guarded(|| drive.sanitize()))
     }
 
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
-    fn clone_drive(&self) -> NativeDrive {
-        NativeDrive { drive: self.drive.clone() }
+    fn clone_drive(slf: &Bound<'_, Self>) -> PyResult<NativeDrive> {
+        Ok(NativeDrive { drive: borrow(slf)?.drive.clone() })
     }
 
     /// Every cumulative counter since the drive was made, by name.
-    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counters_dict(py, &self.drive.counters())
+    fn counters<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        counters_dict(slf.py(), &borrow(slf)?.drive.counters())
     }
 
-    fn __repr__(&self) -> String {
-        format!(
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let this = borrow(slf)?;
+        Ok(format!(
             "NativeDrive(name={:?}, capacity_bytes={}, now_ns={})",
-            self.drive.config().name,
-            self.drive.capacity_bytes(),
-            self.drive.now_ns()
-        )
+            this.drive.config().name,
+            this.drive.capacity_bytes(),
+            this.drive.now_ns()
+        ))
     }
+}
+
+/// What a second caller is told while the drive is in use (the GIL is released during a run, so another
+/// thread can reach the drive then).
+const BUSY: &str = "the drive is busy: a drive runs one thing at a time; give each thread its own drive \
+                    (Drive.clone())";
+
+/// The drive for changing, or `DriveBusyError` while another call (another thread) is using it. Every method
+/// borrows through here or [`borrow`] so that no caller sees PyO3's bare `RuntimeError('Already borrowed')`.
+fn borrow_mut<'py>(slf: &Bound<'py, NativeDrive>) -> PyResult<PyRefMut<'py, NativeDrive>> {
+    slf.try_borrow_mut().map_err(|_| DriveBusyError::new_err(BUSY))
+}
+
+/// The drive for reading, or `DriveBusyError` while a call that changes it is under way.
+fn borrow<'py>(slf: &Bound<'py, NativeDrive>) -> PyResult<PyRef<'py, NativeDrive>> {
+    slf.try_borrow().map_err(|_| DriveBusyError::new_err(BUSY))
 }
 
 /// Run `f`, turning a panic in the core (a bug) into `SimulationError` instead of letting it reach Python.

@@ -1,77 +1,88 @@
-//! The exception tree, made here and mapped from core errors in one place ([`to_py`]).
+//! The exception tree lives in Python (`ssdlab/errors.py`: `ConfigError` and `WorkloadError` are both
+//! `SsdlabError` and `ValueError`, which a PyO3 `create_exception!` cannot express); this module raises those
+//! classes and maps core errors to them in one place ([`to_py`]).
 
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyList, PyType};
 use ssdlab_core::SimError;
 
-create_exception!(_core, SsdlabError, PyException, "Base class of every ssdlab error.");
-create_exception!(
-    _core,
-    ConfigError,
-    SsdlabError,
-    "A drive config that cannot be used. args = (message, problems); `.problems` is a list of\n\
-     {\"path\", \"message\", \"value\"} dicts, one per problem found."
-);
-create_exception!(
-    _core,
-    WorkloadError,
-    SsdlabError,
-    "A workload parameter that cannot be used; `.field` names it and `.value` is what was given."
-);
-create_exception!(
-    _core,
-    SimulationError,
-    SsdlabError,
-    "The simulation could not go on (e.g. the FTL ran out of space)."
-);
+/// One class of `ssdlab.errors`, imported once.
+fn class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyType>> {
+    cell.import(py, "ssdlab.errors", name).cloned()
+}
+
+macro_rules! python_exception {
+    ($name:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub struct $name;
+
+        impl $name {
+            /// The class itself (for re-exporting from `ssdlab._core`).
+            pub fn type_object(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+                static CELL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+                class(py, &CELL, stringify!($name))
+            }
+
+            /// The exception with a message (`SimulationError`, `DriveBusyError`).
+            #[allow(dead_code)] // not every class is raised with a bare message
+            pub fn new_err(message: impl Into<String>) -> PyErr {
+                let message = message.into();
+                Python::attach(|py| match Self::type_object(py) {
+                    Ok(ty) => PyErr::from_type(ty, (message,)),
+                    Err(e) => e,
+                })
+            }
+        }
+    };
+}
+
+python_exception!(SsdlabError, "`ssdlab.SsdlabError`: base class of every ssdlab error.");
+python_exception!(ConfigError, "`ssdlab.ConfigError`: a drive config that cannot be used.");
+python_exception!(WorkloadError, "`ssdlab.WorkloadError`: a workload parameter that cannot be used.");
+python_exception!(SimulationError, "`ssdlab.SimulationError`: the simulation could not go on.");
+python_exception!(DriveBusyError, "`ssdlab.DriveBusyError`: the drive is already running something.");
 
 /// The one mapping from core errors to Python exceptions.
 pub fn to_py(py: Python<'_>, err: SimError) -> PyErr {
     match err {
         SimError::Config(e) => config_error(py, &e),
-        SimError::Workload(e) => workload_error(py, &e.to_string(), &e.field, &e.value),
+        SimError::Workload(e) => workload_error(py, &e.message, &e.field, &e.value),
         SimError::Ftl(e) => SimulationError::new_err(e.to_string()),
         SimError::Trace(e) => workload_error(py, &format!("trace: {e}"), "trace", &e.line.to_string()),
         SimError::Cancelled => SimulationError::new_err("the run was cancelled"),
     }
 }
 
+/// `ConfigError` listing every problem of a core `ConfigError`.
 pub fn config_error(py: Python<'_>, e: &ssdlab_core::ConfigError) -> PyErr {
-    let build = || -> PyResult<PyErr> {
-        let problems = PyList::empty(py);
-        for p in &e.problems {
-            let d = PyDict::new(py);
-            d.set_item("path", &p.path)?;
-            d.set_item("message", &p.message)?;
-            d.set_item("value", &p.value)?;
-            problems.append(d)?;
-        }
-        let n = e.problems.len();
-        let head = if n == 1 {
-            "invalid drive config".to_string()
-        } else {
-            format!("invalid drive config ({n} problems)")
-        };
-        let err = ConfigError::new_err((format!("{head}:\n{e}"), problems.clone().unbind()));
-        err.value(py).setattr("problems", problems)?;
-        Ok(err)
-    };
-    build().unwrap_or_else(|e| e)
+    let problems = e.problems.iter().map(|p| (p.path.as_str(), p.value.as_str(), p.message.as_str()));
+    problems_error(py, ConfigError::type_object(py), problems)
 }
 
-/// A `WorkloadError` with `.field` and `.value` set.
+/// `WorkloadError` with one problem: `field` given `value`, and what is wrong (`message`, without the value).
 pub fn workload_error(py: Python<'_>, message: &str, field: &str, value: &str) -> PyErr {
-    let err = WorkloadError::new_err((message.to_string(),));
-    let set = || -> PyResult<()> {
-        let v = err.value(py);
-        v.setattr("field", field)?;
-        v.setattr("value", value)?;
-        Ok(())
+    problems_error(py, WorkloadError::type_object(py), [(field, value, message)])
+}
+
+/// An `InputError` subclass built from `(path, value, message)` problems (`ssdlab.errors.Problem`s).
+pub fn problems_error<'a>(
+    py: Python<'_>,
+    class: PyResult<Bound<'_, PyType>>,
+    problems: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
+) -> PyErr {
+    static PROBLEM: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let build = || -> PyResult<PyErr> {
+        let problem = self::class(py, &PROBLEM, "Problem")?;
+        let list = PyList::empty(py);
+        for p in problems {
+            list.append(problem.call1(p)?)?;
+        }
+        Ok(PyErr::from_type(class?, (list.unbind(),)))
     };
-    match set() {
-        Ok(()) => err,
-        Err(e) => e,
-    }
+    build().unwrap_or_else(|e| e)
 }

@@ -18,10 +18,13 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
-    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
-    m.add("WorkloadError", py.get_type::<errors::WorkloadError>())?;
-    m.add("SimulationError", py.get_type::<errors::SimulationError>())?;
+    // The exception classes are defined in `ssdlab.errors`; re-exported here for code that imports them from
+    // the native module.
+    m.add("SsdlabError", errors::SsdlabError::type_object(py)?)?;
+    m.add("ConfigError", errors::ConfigError::type_object(py)?)?;
+    m.add("WorkloadError", errors::WorkloadError::type_object(py)?)?;
+    m.add("SimulationError", errors::SimulationError::type_object(py)?)?;
+    m.add("DriveBusyError", errors::DriveBusyError::type_object(py)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<result::NativeResult>()?;

@@ -31,7 +31,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich.table import Table
 
@@ -66,6 +66,8 @@ class SniaRound:
     waf: float
     #: Measured time: the round's length plus the drain of the IOs still queued at its end.
     elapsed_s: float = 0.0
+    #: Blocks garbage collection erased during the round (0 = the drive still had free blocks to spare).
+    gc_blocks_erased: float = 0.0
 
     def to_dict(self) -> dict[str, float | int]:
         return {
@@ -75,6 +77,7 @@ class SniaRound:
             "mean_latency_us": self.mean_latency_us,
             "waf": self.waf,
             "elapsed_s": self.elapsed_s,
+            "gc_blocks_erased": self.gc_blocks_erased,
         }
 
 
@@ -152,6 +155,8 @@ class SniaIopsResult:
             if v.steady
             else f"not steady after {len(self.rounds)} rounds"
         )
+        if not v.steady and v.reason.startswith("no garbage collection"):
+            state += f" ({v.reason})"
         title = (
             f"SNIA PTS IOPS tracking variable (4 KiB random write, T{self.numjobs} Q{self.iodepth})"
             f" - {self.preset} - {self.round_time_s:g} s rounds - {state}"
@@ -173,6 +178,25 @@ class SniaIopsResult:
                 "*" if r.round >= first_in_window and len(self.rounds) >= len(v.window) else "",
             )
         return t
+
+
+def _needs_gc(verdict: SteadyState, rounds: list[SniaRound]) -> SteadyState:
+    """Not steady when no garbage collection ran over the whole window.
+
+    Random writes on a drive with free blocks to spare run at a flat, high rate that passes the PTS's
+    excursion limits, yet it is not the steady state the test is after: that comes once every write has
+    to wait for GC. A drive whose user capacity was cut without its blocks (a lot of spare NAND) may never
+    get there; :func:`ssdlab.drive.scale_capacity` scales one consistently.
+    """
+    window = rounds[-len(verdict.window) :] if verdict.window else []
+    if not verdict.steady or not window or sum(r.gc_blocks_erased for r in window) > 0:
+        return verdict
+    reason = (
+        f"no garbage collection in rounds {window[0].round}-{window[-1].round} (the window): the drive has "
+        "spare blocks left, which is not steady state (scale a drive down with --scale-capacity-gb, not "
+        "ftl.user_capacity_gb alone)"
+    )
+    return replace(verdict, steady=False, reason=reason)
 
 
 def run_snia_iops(
@@ -247,10 +271,11 @@ def run_snia_iops(
         width = (1 - pre) / max_rounds
         res = drive.run(w, native(pre + width * (n - 1), width, f"round {n}/{max_rounds}"))
         delta = counter_delta(before, drive.counters())
+        gc = delta.get("gc_blocks_erased", 0.0)
         rounds.append(
-            SniaRound(n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s)
+            SniaRound(n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s, gc)
         )
-        verdict = steady_state([r.iops for r in rounds], window)
+        verdict = _needs_gc(steady_state([r.iops for r in rounds], window), rounds)
         if verdict.steady:
             steady_round = n
             break

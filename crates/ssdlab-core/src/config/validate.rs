@@ -122,6 +122,9 @@ impl DriveConfig {
     /// Check every field against its allowed range; report all problems at once.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let mut c = Checker(Vec::new());
+        // Host-side costs are a doorbell, an SQE fetch, a CQE and an interrupt: microseconds, never past 1 ms.
+        c.range_u("host.submit_ns", self.host.submit_ns, 0, 1_000_000);
+        c.range_u("host.complete_ns", self.host.complete_ns, 0, 1_000_000);
         let l = &self.link;
         match l.kind {
             LinkKind::Pcie => {
@@ -156,7 +159,13 @@ impl DriveConfig {
         let z = &ctl.compression;
         c.range_f("controller.compression.best_ratio", z.best_ratio, 0.05, 1.0);
         c.range_f("controller.compression.overhead_pct", z.overhead_pct, 0.0, 12.5);
-        c.range_f("controller.compression.engine_mbps", z.engine_mbps, 0.0, 1e6);
+        // 0 = unlimited; a rate under 1 MB/s is no compression engine (and rounds to 0 bytes/s, a division by 0)
+        c.check(
+            z.engine_mbps == 0.0 || (z.engine_mbps.is_finite() && (1.0..=1e6).contains(&z.engine_mbps)),
+            "controller.compression.engine_mbps",
+            "must be 0 (unlimited) or 1..=1000000 MB/s",
+            z.engine_mbps,
+        );
         c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);
         c.range_u("controller.write_overhead_ns", ctl.write_overhead_ns, 0, 1_000_000);
         let m = &ctl.map_cache;
@@ -244,6 +253,12 @@ impl DriveConfig {
         );
         let f = &self.ftl;
         c.range_u("ftl.gc_threshold_free_blocks", f.gc_threshold_free_blocks.into(), 1, 1024);
+        c.range_f("ftl.idle_after_ms", f.idle_after_ms, 0.0, 3_600_000.0);
+        c.range_u("ftl.background_gc_free_blocks", f.background_gc_free_blocks.into(), 0, 1024);
+        c.range_u("ftl.wear_leveling_threshold", f.wear_leveling_threshold.into(), 0, 100_000);
+        // SLC NAND is rated ~100k P/E cycles; 1M leaves room for what-ifs
+        c.range_u("ftl.pe_cycle_limit", f.pe_cycle_limit.into(), 0, 1_000_000);
+        c.range_f("ftl.factory_bad_block_pct", f.factory_bad_block_pct, 0.0, 50.0);
         let reserve = u64::from(n.channels * n.dies_per_channel)
             * (u64::from(f.gc_threshold_free_blocks) + 3)
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));

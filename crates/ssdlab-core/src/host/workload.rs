@@ -80,6 +80,16 @@ impl fmt::Display for WorkloadError {
     }
 }
 
+/// Most IOs a workload may keep outstanding, iodepth x numjobs: NVMe's largest queue (65536 entries).
+pub const MAX_OUTSTANDING: u64 = 65_536;
+
+const SECONDS_PER_YEAR: f64 = 365.0 * 86_400.0;
+
+/// Longest runtime, ramp time, thinktime or interval, and longest run without a runtime: 10 years of
+/// simulated time, far from the end of the 64-bit nanosecond clock (584 years) so that sums of them cannot
+/// overflow it.
+pub const MAX_TIME_NS: Ns = 10 * 365 * 86_400 * 1_000_000_000;
+
 /// One workload phase. Sizes are bytes, times are simulated nanoseconds.
 ///
 /// As in fio: `size` is the region (from `offset`) the job works on and, unless `time_based`, also how much
@@ -149,6 +159,14 @@ impl Workload {
         if !(1..=4096).contains(&self.numjobs) {
             return err("numjobs", "must be 1..=4096", self.numjobs.into());
         }
+        let outstanding = u64::from(self.iodepth) * u64::from(self.numjobs);
+        if outstanding > MAX_OUTSTANDING {
+            return Err(WorkloadError::new(
+                "iodepth",
+                &format!("iodepth x numjobs must be at most {MAX_OUTSTANDING} IOs outstanding (NVMe's largest queue)"),
+                format!("{} x {} = {outstanding}", self.iodepth, self.numjobs),
+            ));
+        }
         if !self.offset.is_multiple_of(4096) || self.offset >= capacity {
             return err(
                 "offset",
@@ -157,7 +175,8 @@ impl Workload {
             );
         }
         let span = self.span(capacity);
-        if self.offset + span > capacity {
+        // checked: offset and size come from the user and may each be near 2^64
+        if self.offset.checked_add(span).is_none_or(|end| end > capacity) {
             return err("size", &format!("offset + size must fit the drive ({capacity} bytes)"), self.size);
         }
         if span < self.bs {
@@ -182,6 +201,40 @@ impl Workload {
         if self.interval_ns < 1_000 {
             return err("interval", "must be at least 1 us", self.interval_ns);
         }
+        for (field, ns) in [
+            ("runtime", self.runtime_ns),
+            ("ramp_time", self.ramp_time_ns),
+            ("thinktime", self.thinktime_ns),
+            ("interval", self.interval_ns),
+        ] {
+            if ns > MAX_TIME_NS {
+                return err(field, "must be at most 10 years of simulated time (315360000000000000 ns)", ns);
+            }
+        }
+        // Without a runtime the run lasts until every byte has moved: with a long thinktime or a low rate
+        // that could pass the end of the drive's 64-bit clock. Refuse what cannot fit the time limit.
+        if self.runtime_ns == 0 {
+            let ios_per_job = u128::from(self.io_limit(capacity).div_ceil(self.bs));
+            let thinking = ios_per_job.div_ceil(u128::from(self.iodepth)) * u128::from(self.thinktime_ns);
+            let paced = match self.rate_iops {
+                0 => 0,
+                r => ios_per_job * 1_000_000_000 / u128::from(r),
+            };
+            let (field, least) =
+                if thinking >= paced { ("thinktime", thinking) } else { ("rate_iops", paced) };
+            if least > u128::from(MAX_TIME_NS) {
+                let ns = if field == "thinktime" { self.thinktime_ns } else { self.rate_iops };
+                return err(
+                    field,
+                    &format!(
+                        "the run would last at least {:.3e} years of simulated time ({ios_per_job} IOs per \
+                         job), more than the 10 allowed; set a runtime, or a smaller size or io_size",
+                        least as f64 / 1e9 / SECONDS_PER_YEAR
+                    ),
+                    ns,
+                );
+            }
+        }
         Ok(())
     }
 
@@ -201,5 +254,68 @@ impl Workload {
             (0, false) => self.span(capacity),
             (n, _) => n,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAP: u64 = 16 << 30;
+
+    fn field_of(w: &Workload) -> Option<String> {
+        w.validate(CAP).err().map(|e| e.field)
+    }
+
+    #[test]
+    fn offset_plus_size_past_2_to_the_64_is_an_error_not_a_wrap() {
+        let w = Workload { offset: 4096, size: u64::MAX - 4095, ..Workload::default() };
+        assert_eq!(field_of(&w).as_deref(), Some("size"));
+        let w = Workload { offset: 4096, size: CAP - 4096, ..Workload::default() };
+        assert_eq!(field_of(&w), None);
+    }
+
+    #[test]
+    fn outstanding_ios_are_bounded_by_iodepth_times_numjobs() {
+        let w = Workload { iodepth: 65_536, numjobs: 4096, ..Workload::default() };
+        let e = w.validate(CAP).unwrap_err();
+        assert_eq!(e.field, "iodepth");
+        assert!(e.message.contains("iodepth x numjobs") && e.message.contains("65536"), "{e}");
+        assert_eq!(e.value, "65536 x 4096 = 268435456");
+        let w = Workload { iodepth: 32, numjobs: 2048, ..Workload::default() };
+        assert_eq!(field_of(&w), None);
+        let w = Workload { iodepth: 32, numjobs: 2049, ..Workload::default() };
+        assert_eq!(field_of(&w).as_deref(), Some("iodepth"));
+    }
+
+    #[test]
+    fn times_past_ten_years_are_errors() {
+        let year = 365 * 86_400 * 1_000_000_000;
+        for (field, w) in [
+            ("runtime", Workload { runtime_ns: 11 * year, ..Workload::default() }),
+            ("ramp_time", Workload { ramp_time_ns: u64::MAX, ..Workload::default() }),
+            ("thinktime", Workload { thinktime_ns: 11 * year, runtime_ns: 1, ..Workload::default() }),
+            ("interval", Workload { interval_ns: u64::MAX, ..Workload::default() }),
+        ] {
+            assert_eq!(field_of(&w).as_deref(), Some(field));
+        }
+    }
+
+    #[test]
+    fn a_run_without_runtime_that_cannot_end_in_time_is_an_error() {
+        let hour = 3_600 * 1_000_000_000;
+        // 4 Mi IOs one hour apart: 478 years
+        let w = Workload { thinktime_ns: hour, ..Workload::default() };
+        let e = w.validate(CAP).unwrap_err();
+        assert_eq!(e.field, "thinktime");
+        assert!(e.message.contains("set a runtime"), "{e}");
+        // with a runtime the run stops in time
+        assert_eq!(field_of(&Workload { thinktime_ns: hour, runtime_ns: hour, ..Workload::default() }), None);
+        // or with few enough IOs
+        assert_eq!(field_of(&Workload { thinktime_ns: hour, size: 1 << 20, ..Workload::default() }), None);
+        // a low rate: 4 Mi IOs at 1 IOPS is 48 days, fine; at 1 IOPS over 1 TiB of 4k it is not
+        assert_eq!(field_of(&Workload { rate_iops: 1, ..Workload::default() }), None);
+        let e = Workload { rate_iops: 1, ..Workload::default() }.validate(1 << 50).unwrap_err();
+        assert_eq!(e.field, "rate_iops");
     }
 }

@@ -9,7 +9,21 @@ struct Bin {
     latency_max_ns: u64,
 }
 
+impl Bin {
+    fn merge(&mut self, other: &Bin) {
+        self.read_bytes += other.read_bytes;
+        self.write_bytes += other.write_bytes;
+        self.ios += other.ios;
+        self.latency_sum_ns += other.latency_sum_ns;
+        self.latency_max_ns = self.latency_max_ns.max(other.latency_max_ns);
+    }
+}
+
 /// Per-interval throughput and latency, binned by completion time.
+///
+/// Memory is bounded: a run longer than [`Series::MAX_INTERVALS`] intervals (a long run, a long thinktime)
+/// doubles the interval, merging neighbouring intervals, as often as needed, so `interval_ns` may end up a
+/// power-of-two multiple of the width asked for.
 #[derive(Clone, Debug)]
 pub struct Series {
     pub interval_ns: Ns,
@@ -17,14 +31,22 @@ pub struct Series {
 }
 
 impl Series {
+    /// Most intervals kept (a 100 ms interval covers 2.8 hours before it widens; 40 bytes each).
+    pub const MAX_INTERVALS: usize = 100_000;
+
     pub fn new(interval_ns: Ns) -> Self {
-        Series { interval_ns, bins: Vec::new() }
+        Series { interval_ns: interval_ns.max(1), bins: Vec::new() }
     }
 
     /// An IO that completed `since_start` after measurement began.
     #[inline]
     pub fn record(&mut self, since_start: Ns, read_bytes: u64, write_bytes: u64, latency: Ns) {
-        let i = (since_start / self.interval_ns) as usize;
+        let mut i = since_start / self.interval_ns;
+        while i >= Self::MAX_INTERVALS as u64 {
+            self.widen();
+            i = since_start / self.interval_ns;
+        }
+        let i = i as usize;
         if i >= self.bins.len() {
             self.bins.resize(i + 1, Bin::default());
         }
@@ -34,6 +56,20 @@ impl Series {
         b.ios += 1;
         b.latency_sum_ns += latency;
         b.latency_max_ns = b.latency_max_ns.max(latency);
+    }
+
+    /// Double the interval, merging each pair of neighbouring intervals.
+    fn widen(&mut self) {
+        let mut merged = Vec::with_capacity(self.bins.len().div_ceil(2));
+        for pair in self.bins.chunks(2) {
+            let mut b = pair[0].clone();
+            if let Some(second) = pair.get(1) {
+                b.merge(second);
+            }
+            merged.push(b);
+        }
+        self.bins = merged;
+        self.interval_ns = self.interval_ns.saturating_mul(2);
     }
 
     /// The columns: (name, values), one value per interval.
@@ -62,5 +98,38 @@ impl Series {
             ),
             ("max_latency_us", col(&|b| b.latency_max_ns as f64 / 1e3)),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_completion_at_the_end_of_time_widens_the_interval_instead_of_allocating() {
+        let mut s = Series::new(100_000_000);
+        s.record(50_000_000, 4096, 0, 10_000);
+        s.record(Ns::MAX, 0, 4096, 20_000);
+        assert!(s.bins.len() <= Series::MAX_INTERVALS);
+        assert!(s.interval_ns.is_multiple_of(100_000_000) && (s.interval_ns / 100_000_000).is_power_of_two());
+        let cols = s.columns();
+        let iops = &cols.iter().find(|(n, _)| *n == "iops").unwrap().1;
+        // both IOs are still counted, in the first and the last interval
+        let ios: f64 = iops.iter().map(|r| r * s.interval_ns as f64 / 1e9).sum();
+        assert!((ios - 2.0).abs() < 1e-6, "{ios}");
+        assert!(iops[0] > 0.0 && *iops.last().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn widening_keeps_every_total() {
+        let mut s = Series::new(1_000);
+        for t in 0..(Series::MAX_INTERVALS as u64 * 3) {
+            s.record(t * 1_000 + 500, 1, 2, t);
+        }
+        assert!(s.bins.len() <= Series::MAX_INTERVALS);
+        assert_eq!(s.interval_ns, 4_000);
+        assert_eq!(s.bins.iter().map(|b| b.ios).sum::<u64>(), Series::MAX_INTERVALS as u64 * 3);
+        assert_eq!(s.bins.iter().map(|b| b.write_bytes).sum::<u64>(), Series::MAX_INTERVALS as u64 * 6);
+        assert_eq!(s.bins.iter().map(|b| b.latency_max_ns).max(), Some(Series::MAX_INTERVALS as u64 * 3 - 1));
     }
 }
