@@ -28,7 +28,7 @@ pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, RunResult};
 pub use error::SimError;
 pub use host::{Rw, Workload, WorkloadError};
-pub use stats::{Latency, Series};
+pub use stats::{Counter, Counters, Latency, Series};
 
 /// The crate version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,9 +1,10 @@
 //! `NativeResult` and `NativeLatency`: a finished run, read-only.
 
+pub use crate::counters::counters_dict;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use ssdlab_core::{Latency, RunResult};
+use ssdlab_core::{Counters, Latency, RunResult};
 use std::sync::Arc;
 
 /// What one `NativeDrive.run` measured.
@@ -21,7 +22,7 @@ pub struct NativeResult {
     write_bytes: u64,
     #[pyo3(get)]
     trim_ios: u64,
-    counters: Vec<(&'static str, f64)>,
+    counters: Counters,
     #[pyo3(get)]
     die_utilisation: Vec<f64>,
     series: Vec<(&'static str, Vec<f64>)>,
@@ -50,18 +51,9 @@ impl From<RunResult> for NativeResult {
     }
 }
 
-/// `[(name, value)]` -> an insertion-ordered dict.
-pub fn counters_dict<'py>(py: Python<'py>, items: &[(&'static str, f64)]) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in items {
-        d.set_item(*k, *v)?;
-    }
-    Ok(d)
-}
-
 #[pymethods]
 impl NativeResult {
-    /// Counter deltas over the run, plus `waf`, `die_utilisation_mean` and `elapsed_s`.
+    /// Every counter's change over the run, in registry order (`counter_registry()`).
     #[getter]
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         counters_dict(py, &self.counters)
