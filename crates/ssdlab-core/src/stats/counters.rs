@@ -24,11 +24,13 @@ use std::ops::Index;
 pub enum Unit {
     /// Host commands.
     Ios,
+    /// Bytes (decimal multiples when printed as MB).
     Bytes,
     /// Logical pages of 4 KiB.
     Pages,
     /// Physical NAND pages (the preset's `nand.page_bytes`, per plane).
     NandPages,
+    /// Erase blocks (multi-plane: the same index on every plane of a die).
     Blocks,
     /// Nanoseconds of simulated time.
     Ns,
@@ -89,8 +91,11 @@ enum Read {
 /// One registry entry.
 #[derive(Clone, Copy)]
 pub struct CounterDef {
+    /// The name every interface uses (`waf`, `free_blocks`).
     pub name: &'static str,
+    /// What the value measures.
     pub unit: Unit,
+    /// What a span between two snapshots reports.
     pub kind: Kind,
     /// One sentence: what is counted.
     pub description: &'static str,
@@ -290,6 +295,7 @@ fn index_of(name: &str) -> Option<usize> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown counter {name:?}{hint}")]
 pub struct UnknownCounter {
+    /// The name asked for.
     pub name: String,
     hint: String,
 }
