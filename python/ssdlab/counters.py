@@ -42,8 +42,8 @@ class CounterInfo:
     """One registry entry."""
 
     name: str
-    #: What the value measures: ``"bytes"``, ``"ios"``, ``"4 KiB pages"``, ``"NAND pages"``, ``"blocks"``,
-    #: ``"ns"``, ``"P/E cycles"``, ``"events"`` or ``"ratio"``.
+    #: What the value measures: ``"bytes"``, ``"ios"``, ``"4 KiB pages"``, ``"NAND pages"``, ``"map pages"``,
+    #: ``"blocks"``, ``"ns"``, ``"P/E cycles"``, ``"events"`` or ``"ratio"``.
     unit: str
     #: ``"total"``, ``"level"`` or ``"derived"``.
     kind: str

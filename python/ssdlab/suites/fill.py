@@ -262,7 +262,7 @@ class FillResult:
 
     @property
     def waf(self) -> float:
-        return self.counters.get("waf", 0.0)
+        return self.counters["waf"]
 
     def levels(self, min_points: int = 2) -> list[FillLevel]:
         """The curve's plateaus (see :func:`detect_levels`)."""

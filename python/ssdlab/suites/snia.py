@@ -111,7 +111,7 @@ class SniaIopsResult:
     @property
     def waf(self) -> float:
         """WAF over all rounds of the tracking workload."""
-        return self.counters.get("waf", 0.0)
+        return self.counters["waf"]
 
     @property
     def window_waf(self) -> float:

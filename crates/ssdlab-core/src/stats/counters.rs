@@ -30,6 +30,8 @@ pub enum Unit {
     Pages,
     /// Physical NAND pages (the preset's `nand.page_bytes`, per plane).
     NandPages,
+    /// Map pages of `controller.map_cache.map_page_kib`.
+    MapPages,
     /// Erase blocks (multi-plane: the same index on every plane of a die).
     Blocks,
     /// Nanoseconds of simulated time.
@@ -50,6 +52,7 @@ impl Unit {
             Unit::Bytes => "bytes",
             Unit::Pages => "4 KiB pages",
             Unit::NandPages => "NAND pages",
+            Unit::MapPages => "map pages",
             Unit::Blocks => "blocks",
             Unit::Ns => "ns",
             Unit::Cycles => "P/E cycles",
@@ -243,9 +246,9 @@ registry! {
     map_lookups: Events, Total, "Map-page lookups (one per map page a command touches).", |s| s.ctl.counters.map_lookups as f64;
     map_hits: Events, Total, "Map-page lookups the map cache served.", |s| s.ctl.counters.map_hits as f64;
     map_misses: Events, Total, "Map-page lookups the map cache missed.", |s| s.ctl.counters.map_misses as f64;
-    map_pages_read: Pages, Total, "Map pages read from NAND (misses of pages on flash, prefetches, ECC reloads).",
+    map_pages_read: MapPages, Total, "Map pages read from NAND (misses of pages on flash, prefetches, ECC reloads).",
         |s| s.ctl.counters.map_pages_read as f64;
-    map_pages_written: Pages, Total, "Dirty map data written back to NAND.", |s| s.ctl.counters.map_pages_written as f64;
+    map_pages_written: Pages, Total, "Dirty map data written back to NAND, in 4 KiB pages.", |s| s.ctl.counters.map_pages_written as f64;
     hmb_bytes: Bytes, Total, "Bytes moved over the link to and from the host memory buffer.", |s| s.ctl.counters.hmb_bytes as f64;
     hmb_ecc_corrected: Events, Total, "HMB accesses with a single-bit error that ECC corrected.",
         |s| s.ctl.counters.hmb_ecc_corrected as f64;
