@@ -189,19 +189,21 @@ registry! {
     host_pages_written: Pages, Total, "Logical pages the host wrote, as the FTL mapped them.",
         |s| s.ctl.ftl.counters.host_lpns_written as f64;
     flash_bytes_written: Bytes, Total,
-        "Bytes the FTL placed on flash: host data (compressed if the drive compresses), GC moves and folding.",
+        "Bytes the FTL placed on flash: host data (as compressed), GC moves and folding.",
         |s| {
             let f = &s.ctl.ftl.counters;
             slots(s, f.host_slots_written + f.gc_slots_moved + f.folded_slots)
         };
-    nand_pages_read: NandPages, Total, "Array reads (one tR each; a multi-plane read counts once per plane page).",
+    nand_pages_read: NandPages, Total,
+        "Array reads (one tR each; a multi-plane read counts once per plane page).",
         |s| s.ctl.nand.counters.pages_read as f64;
     nand_pages_programmed: NandPages, Total,
         "Physical pages programmed (a one-shot TLC program on 2 planes counts 6).",
         |s| s.ctl.nand.counters.pages_programmed as f64;
     nand_bytes_programmed: Bytes, Total, "Bytes of the physical pages programmed.",
         |s| (s.ctl.nand.counters.pages_programmed * s.ctl.nand.geo.page_bytes) as f64;
-    nand_blocks_erased: Blocks, Total, "Blocks erased, for any reason.", |s| s.ctl.nand.counters.blocks_erased as f64;
+    nand_blocks_erased: Blocks, Total, "Blocks erased, for any reason.",
+        |s| s.ctl.nand.counters.blocks_erased as f64;
     nand_bus_bytes: Bytes, Total, "Bytes moved over the NAND channels, both directions.",
         |s| s.ctl.nand.counters.bus_bytes as f64;
     nand_slc_pages_programmed: NandPages, Total, "Of the pages programmed, those programmed in SLC mode.",
@@ -213,50 +215,64 @@ registry! {
     nand_reads_waited_program_erase: Events, Total,
         "Host reads that waited for a program or erase on their die to finish (suspension off or capped).",
         |s| s.ctl.nand.counters.reads_waited_program_erase as f64;
-    nand_reads_prioritised: Events, Total, "Host reads that went ahead of program, erase or GC work queued on their die.",
+    nand_reads_prioritised: Events, Total,
+        "Host reads that went ahead of program, erase or GC work queued on their die.",
         |s| s.ctl.nand.counters.reads_prioritised as f64;
-    gc_blocks_erased: Blocks, Total, "Blocks garbage collection erased.", |s| s.ctl.ftl.counters.gc_blocks_erased as f64;
-    gc_page_moves: Pages, Total, "Valid data garbage collection moved, in 4 KiB pages of flash data (compressed data moves fewer).",
-        |s| slots(s, s.ctl.ftl.counters.gc_slots_moved) / SLOT_BYTES as f64;
+    gc_blocks_erased: Blocks, Total, "Blocks garbage collection erased.",
+        |s| s.ctl.ftl.counters.gc_blocks_erased as f64;
+    gc_page_moves: Pages, Total,
+        "Valid data garbage collection moved, in 4 KiB pages of flash data (compressed data moves fewer).",
+        |s| (s.ctl.ftl.counters.gc_slots_moved * u64::from(s.ctl.nand.geo.slot_bytes) / SLOT_BYTES) as f64;
     background_blocks_erased: Blocks, Total, "Of the GC erases, those done in idle time.",
         |s| s.ctl.ftl.counters.background_blocks_erased as f64;
     wear_leveling_blocks: Blocks, Total, "Blocks relocated by static wear levelling.",
         |s| s.ctl.ftl.counters.wear_leveling_blocks as f64;
     factory_bad_blocks: Blocks, Level, "Blocks marked bad at the factory (fixed when the drive is made).",
         |s| s.ctl.ftl.counters.factory_bad_blocks as f64;
-    grown_bad_blocks: Blocks, Total, "Blocks retired at their P/E limit.", |s| s.ctl.ftl.counters.grown_bad_blocks as f64;
+    grown_bad_blocks: Blocks, Total, "Blocks retired at their P/E limit.",
+        |s| s.ctl.ftl.counters.grown_bad_blocks as f64;
     slc_bytes_written: Bytes, Total, "Host bytes written into SLC-mode blocks (the SLC cache).",
         |s| slots(s, s.ctl.ftl.counters.slc_slots_written);
     folded_bytes: Bytes, Total, "Bytes moved from SLC-mode blocks to native blocks (folding).",
         |s| slots(s, s.ctl.ftl.counters.folded_slots);
-    padded_bytes: Bytes, Total, "Bytes left empty at block ends because the next compressed entry did not fit.",
+    padded_bytes: Bytes, Total,
+        "Bytes left empty at block ends because the next compressed entry did not fit.",
         |s| slots(s, s.ctl.ftl.counters.padded_slots);
-    slc_cache_used_bytes: Bytes, Level, "Host data held in SLC-mode blocks now.", |s| slots(s, s.ctl.ftl.slc_used_slots());
+    slc_cache_used_bytes: Bytes, Level, "Host data held in SLC-mode blocks now.",
+        |s| slots(s, s.ctl.ftl.slc_used_slots());
     slc_cache_size_bytes: Bytes, Level, "How much host data the SLC cache may hold now (0 without a cache).",
         |s| slots(s, s.ctl.ftl.slc_budget_slots());
     mapped_bytes: Bytes, Level, "Logical bytes that hold data now (written and not trimmed).",
         |s| (s.ctl.ftl.mapped_lpns() * SLOT_BYTES) as f64;
-    trimmed_pages: Pages, Total, "Mapped logical pages that trims deallocated.", |s| s.ctl.ftl.counters.trimmed_slots as f64;
+    trimmed_pages: Pages, Total, "Mapped logical pages that trims deallocated.",
+        |s| s.ctl.ftl.counters.trimmed_slots as f64;
     write_buffer_hits: Pages, Total, "Host reads of 4 KiB served from the write buffer.",
         |s| s.ctl.counters.write_buffer_hits as f64;
     write_buffer_stall_ns: Ns, Total, "Time host writes waited for write-buffer space.",
         |s| s.ctl.counters.write_buffer_stall_ns as f64;
-    unmapped_reads: Pages, Total, "Host reads of 4 KiB never written or trimmed, answered without touching flash.",
+    unmapped_reads: Pages, Total,
+        "Host reads of 4 KiB never written or trimmed, answered without touching flash.",
         |s| s.ctl.counters.unmapped_reads as f64;
-    map_lookups: Events, Total, "Map-page lookups (one per map page a command touches).", |s| s.ctl.counters.map_lookups as f64;
+    map_lookups: Events, Total, "Map-page lookups (one per map page a command touches).",
+        |s| s.ctl.counters.map_lookups as f64;
     map_hits: Events, Total, "Map-page lookups the map cache served.", |s| s.ctl.counters.map_hits as f64;
     map_misses: Events, Total, "Map-page lookups the map cache missed.", |s| s.ctl.counters.map_misses as f64;
-    map_pages_read: MapPages, Total, "Map pages read from NAND (misses of pages on flash, prefetches, ECC reloads).",
+    map_pages_read: MapPages, Total,
+        "Map pages read from NAND (misses of pages on flash, prefetches, ECC reloads).",
         |s| s.ctl.counters.map_pages_read as f64;
-    map_pages_written: Pages, Total, "Dirty map data written back to NAND, in 4 KiB pages.", |s| s.ctl.counters.map_pages_written as f64;
-    hmb_bytes: Bytes, Total, "Bytes moved over the link to and from the host memory buffer.", |s| s.ctl.counters.hmb_bytes as f64;
+    map_pages_written: Pages, Total, "Dirty map data written back to NAND, in 4 KiB pages.",
+        |s| s.ctl.counters.map_pages_written as f64;
+    hmb_bytes: Bytes, Total, "Bytes moved over the link to and from the host memory buffer.",
+        |s| s.ctl.counters.hmb_bytes as f64;
     hmb_ecc_corrected: Events, Total, "HMB accesses with a single-bit error that ECC corrected.",
         |s| s.ctl.counters.hmb_ecc_corrected as f64;
     hmb_ecc_reloads: Events, Total, "HMB accesses with a double-bit error: the map page reloaded from NAND.",
         |s| s.ctl.counters.hmb_ecc_reloads as f64;
     free_blocks: Blocks, Level, "Erased blocks ready to be written now.", |s| s.ctl.ftl.free_blocks() as f64;
-    pe_cycles_min: Cycles, Level, "Erase count of the least worn block.", |s| f64::from(s.ctl.ftl.erase_counts().0);
-    pe_cycles_max: Cycles, Level, "Erase count of the most worn block.", |s| f64::from(s.ctl.ftl.erase_counts().1);
+    pe_cycles_min: Cycles, Level, "Erase count of the least worn block.",
+        |s| f64::from(s.ctl.ftl.erase_counts().0);
+    pe_cycles_max: Cycles, Level, "Erase count of the most worn block.",
+        |s| f64::from(s.ctl.ftl.erase_counts().1);
     pe_cycles_mean: Cycles, Level, "Mean erase count over all blocks.", |s| s.ctl.ftl.erase_counts().2;
     sim_time_ns: Ns, Total, "Simulated time the drive has lived through (its clock).", |s| s.now as f64;
     die_busy_ns: Ns, Total, "Busy time of the average die (all dies' busy time over the number of dies).",
@@ -270,7 +286,10 @@ registry! {
     // (DRAM-less map caches) count too.
     waf: Ratio, Derived,
         "Write amplification: flash bytes placed plus map pages written back, per host byte written.",
-        |c| ratio(c[C::flash_bytes_written] + c[C::map_pages_written] * SLOT_BYTES as f64, c[C::host_write_bytes]);
+        |c| {
+            let flash = c[C::flash_bytes_written] + c[C::map_pages_written] * SLOT_BYTES as f64;
+            ratio(flash, c[C::host_write_bytes])
+        };
     map_hit_rate: Ratio, Derived, "Share of map-page lookups the map cache served.",
         |c| ratio(c[C::map_hits], c[C::map_lookups]);
     // A die reserved past the span's end can exceed the span; report at most fully busy.
