@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -70,6 +71,8 @@ def test_an_unknown_counter_is_an_error_naming_close_matches(drive: ssdlab.Drive
         c["nand_page_read"]
     assert isinstance(e.value, KeyError) and isinstance(e.value, ssdlab.SsdlabError)
     assert e.value.name == "nand_page_read"
+    again = pickle.loads(pickle.dumps(e.value))
+    assert (again.name, str(again)) == (e.value.name, str(e.value))
     with pytest.raises(UnknownCounterError, match="'elapsed_s'"):
         info("elapsed_s")
     with pytest.raises(ValueError, match="wafer"):

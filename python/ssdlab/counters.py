@@ -75,6 +75,10 @@ class UnknownCounterError(SsdlabError, KeyError):
         # KeyError would print the repr of the message.
         return str(self.args[0])
 
+    def __reduce__(self) -> tuple[type[UnknownCounterError], tuple[str]]:
+        # Rebuilt from the name (args holds the message), e.g. when a worker process raises it.
+        return (type(self), (self.name,))
+
 
 class Counters(dict[str, float]):
     """Counter values by name, in the registry's order. A plain ``dict`` (JSON-ready), except that
