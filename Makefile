@@ -1,6 +1,6 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest sysdeps bench lint clean
+.PHONY: venv build run test stubtest pytest sysdeps bench lint docs clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -61,6 +61,10 @@ lint: venv
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests scripts
+
+# Generated docs: the counter table, from the engine's registry (a test checks it is current).
+docs: build
+	$(BIN)/python scripts/counters_doc.py
 
 clean:
 	rm -rf $(VENV) target

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 import ssdlab
+from ssdlab.counters import info
 from ssdlab.report import write_report
 from ssdlab.suites import CdmResult, FillResult, run_cdm, run_fill
 
@@ -179,9 +180,12 @@ def test_fill_report_has_the_tables_the_numbers_and_the_plot(
     assert pixels.shape[0] > 200 and pixels.shape[1] > 400
     # The drive's counters (fill carries them), after the suite's tables.
     counters = report.tables[len(tables)]
-    assert counters.headers == ["counter", "value"]
+    assert counters.headers == ["counter", "value", "unit", "meaning"]
     shown = dict((r[0], r[1]) for r in counters.rows)
     assert shown.keys() == fill_result.counters.keys()
+    # unit and meaning come from the registry
+    row = next(r for r in counters.rows if r[0] == "free_blocks")
+    assert (row[2], row[3]) == (info("free_blocks").unit, info("free_blocks").description)
     assert shown["host_write_bytes"] == f"{fill_result.counters['host_write_bytes']:,.0f}" == "16,000,000,000"
 
 

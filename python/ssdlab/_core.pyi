@@ -18,10 +18,17 @@ __all__ = [
     "SimulationError",
     "SsdlabError",
     "WorkloadError",
+    "counter_delta",
+    "counter_registry",
     "version",
 ]
 
 def version() -> str: ...
+def counter_registry() -> list[tuple[str, str, str, str]]:
+    """Every counter as ``(name, unit, kind, description)``, in the order drives report them."""
+
+def counter_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """What happened between two ``NativeDrive.counters()`` snapshots, following each counter's kind."""
 
 @final
 class NativeLatency:

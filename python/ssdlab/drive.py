@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ssdlab._core import NativeDrive
+from ssdlab.counters import Counters
 from ssdlab.errors import ConfigError, config_error, workload_error
 from ssdlab.presets import read_preset
 from ssdlab.result import Result
@@ -427,9 +428,9 @@ class Drive:
         """An independent copy with the same state."""
         return Drive(self._drive.clone())
 
-    def counters(self) -> dict[str, float]:
-        """Every cumulative counter since the drive was made."""
-        return dict(self._drive.counters())
+    def counters(self) -> Counters:
+        """Every counter since the drive was made (see :mod:`ssdlab.counters`)."""
+        return Counters(self._drive.counters())
 
     def __repr__(self) -> str:
         return f"Drive(name={self.name!r}, capacity_bytes={self.capacity_bytes}, now_s={self.now_s:g})"

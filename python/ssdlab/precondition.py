@@ -28,9 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ssdlab._core import NativeDrive
+from ssdlab.counters import Counters
+from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.result import counter_delta
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
@@ -67,7 +68,7 @@ class Phase:
     elapsed_s: float = 0.0
     #: Change in the drive's counters over the step (levels such as ``mapped_bytes`` are the value after it),
     #: with ``waf`` = NAND bytes programmed / host bytes written over the step.
-    counters: dict[str, float] = field(default_factory=dict)
+    counters: Counters = field(default_factory=Counters)
 
     @property
     def mbps(self) -> float:

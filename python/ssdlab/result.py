@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab._core import NativeLatency, NativeResult, version
+from ssdlab.counters import Counters
 from ssdlab.workload import Workload
 
 __all__ = ["REPORTED_PERCENTILES", "Direction", "JobResult", "Latency", "Result", "Series"]
@@ -212,9 +213,10 @@ class Result(_Measured):
     """The result of one :meth:`ssdlab.Drive.run`.
 
     Rates are over the measured time (after ``ramp_time``, to the last completion), in decimal MB/s and IOs
-    per simulated second. ``counters`` are the change in the drive's counters over the run, with ``waf``,
-    ``die_utilisation_mean`` and ``elapsed_s``. A run of several job specs reports the group here (fio's
-    ``group_reporting``) and each spec in :attr:`jobs`.
+    per simulated second. ``counters`` are the change in the drive's counters over the run (see
+    :mod:`ssdlab.counters`: levels are the value at the end, ``waf`` and the other derived counters the
+    run's own). A run of several job specs reports the group here (fio's ``group_reporting``) and each
+    spec in :attr:`jobs`.
 
     Examples
     --------
@@ -256,8 +258,10 @@ class Result(_Measured):
         return [JobResult(j, w) for j, w in zip(self._res.jobs, self.workloads, strict=False)]
 
     @property
-    def counters(self) -> dict[str, float]:
-        return dict(self._res.counters)
+    def counters(self) -> Counters:
+        """Every counter's change over the run, by name; an unknown name raises
+        :class:`ssdlab.counters.UnknownCounterError`."""
+        return Counters(self._res.counters)
 
     @property
     def die_utilisation(self) -> FloatArray:
@@ -290,37 +294,3 @@ class Result(_Measured):
             f"Result(preset={self.preset!r}, rw={rw!r}, iops={self.iops:.0f}, "
             f"bandwidth_mbps={self.bandwidth_mbps:.1f}, mean_latency_us={self.latency.mean_us:.1f})"
         )
-
-
-#: Counters that are a level now (not a running total): a span reports their value at its end.
-LEVEL_COUNTERS = frozenset(
-    {
-        "free_blocks",
-        "factory_bad_blocks",
-        "pe_cycles_min",
-        "pe_cycles_max",
-        "pe_cycles_mean",
-        "slc_cache_used_bytes",
-        "slc_cache_size_bytes",
-        "mapped_bytes",
-    }
-)
-
-
-def counter_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    """What a drive did between two :meth:`ssdlab.Drive.counters` snapshots, with ``waf`` over the span.
-
-    Totals are differences, levels are the value at the end; WAF is computed as the engine does for
-    one run: flash bytes placed (and map pages written back) per host byte written.
-
-    Examples
-    --------
-    >>> counter_delta({"host_write_bytes": 0.0, "flash_bytes_written": 0.0, "free_blocks": 9.0},
-    ...               {"host_write_bytes": 8.0, "flash_bytes_written": 12.0, "free_blocks": 7.0})
-    {'host_write_bytes': 8.0, 'flash_bytes_written': 12.0, 'free_blocks': 7.0, 'waf': 1.5}
-    """
-    out = {k: v if k in LEVEL_COUNTERS else v - before.get(k, 0.0) for k, v in after.items()}
-    host = out.get("host_write_bytes", 0.0)
-    flash = out.get("flash_bytes_written", 0.0) + out.get("map_pages_written", 0.0) * 4096
-    out["waf"] = flash / host if host else 0.0
-    return out

@@ -1,6 +1,7 @@
 //! `make bench`: simulated IOs per wall-second and peak memory of the engine, one scenario per process
 //! (so each peak RSS is its own). Run: `cargo bench -p ssdlab-core --bench engine [-- SCENARIO]`.
 
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
 use std::process::Command;
 use std::time::Instant;
@@ -60,7 +61,7 @@ fn scenario(name: &str) -> String {
             let ios = r.stats.write.ios;
             format!(
                 "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
-                r.counter("waf"),
+                r.counters[C::waf],
                 ios as f64 / s / 1e6
             )
         }

@@ -23,7 +23,7 @@ use crate::error::SimError;
 use crate::host::{
     Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload, WorkloadError,
 };
-use crate::stats::{Latency, RunStats};
+use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -55,16 +55,6 @@ pub struct Drive {
     /// Submitted commands not yet polled, earliest completion first.
     pending: PendingCompletions,
     next_id: u64,
-}
-
-#[derive(Clone, Debug, Default)]
-struct HostTotals {
-    read_ios: u64,
-    read_bytes: u64,
-    write_ios: u64,
-    write_bytes: u64,
-    trim_ios: u64,
-    flush_ios: u64,
 }
 
 /// Submitted commands not yet polled: a min-heap of small (completion time, id, slot) keys over a slab
@@ -150,9 +140,9 @@ struct RunningJob {
 #[derive(Clone, Debug)]
 pub struct RunResult {
     pub stats: RunStats,
-    /// Counter deltas over the run (see [`Drive::counters`] for the names), plus `waf`,
-    /// `die_utilisation_mean` and `elapsed_s`.
-    pub counters: Vec<(&'static str, f64)>,
+    /// Every counter's change over the run ([`Counters::delta`]: totals subtract, levels are the value
+    /// at the end, derived ones such as `waf` are the run's own).
+    pub counters: Counters,
     /// Busy share of each die over the run.
     pub die_utilisation: Vec<f64>,
     /// What each job spec of the run measured, in the order given (for one spec, the same as `stats`).
@@ -233,67 +223,10 @@ impl Drive {
         self.host_busy_until = self.now;
     }
 
-    /// Every cumulative counter since the drive was made, by name.
-    pub fn counters(&self) -> Vec<(&'static str, f64)> {
-        let c = &self.ctl.counters;
-        let f = &self.ctl.ftl.counters;
-        let n = &self.ctl.nand.counters;
-        let h = &self.host;
-        let (pe_min, pe_max, pe_mean) = self.ctl.ftl.erase_counts();
-        let page = self.ctl.nand.geo.page_bytes;
-        let slot = u64::from(self.ctl.nand.geo.slot_bytes);
-        vec![
-            ("host_read_ios", h.read_ios as f64),
-            ("host_read_bytes", h.read_bytes as f64),
-            ("host_write_ios", h.write_ios as f64),
-            ("host_write_bytes", h.write_bytes as f64),
-            ("host_trim_ios", h.trim_ios as f64),
-            ("host_flush_ios", h.flush_ios as f64),
-            ("host_pages_written", f.host_lpns_written as f64),
-            (
-                "flash_bytes_written",
-                ((f.host_slots_written + f.gc_slots_moved + f.folded_slots) * slot) as f64,
-            ),
-            ("nand_pages_read", n.pages_read as f64),
-            ("nand_pages_programmed", n.pages_programmed as f64),
-            ("nand_bytes_programmed", (n.pages_programmed * page) as f64),
-            ("nand_blocks_erased", n.blocks_erased as f64),
-            ("nand_bus_bytes", n.bus_bytes as f64),
-            ("nand_slc_pages_programmed", n.slc_pages_programmed as f64),
-            ("nand_program_suspensions", n.program_suspensions as f64),
-            ("nand_erase_suspensions", n.erase_suspensions as f64),
-            ("nand_reads_waited_program_erase", n.reads_waited_program_erase as f64),
-            ("nand_reads_prioritised", n.reads_prioritised as f64),
-            ("gc_blocks_erased", f.gc_blocks_erased as f64),
-            // in 4 KiB pages of flash data (compressed data moves fewer)
-            ("gc_page_moves", (f.gc_slots_moved * slot / SLOT_BYTES) as f64),
-            ("background_blocks_erased", f.background_blocks_erased as f64),
-            ("wear_leveling_blocks", f.wear_leveling_blocks as f64),
-            ("factory_bad_blocks", f.factory_bad_blocks as f64),
-            ("grown_bad_blocks", f.grown_bad_blocks as f64),
-            ("slc_bytes_written", (f.slc_slots_written * slot) as f64),
-            ("folded_bytes", (f.folded_slots * slot) as f64),
-            ("padded_bytes", (f.padded_slots * slot) as f64),
-            ("slc_cache_used_bytes", (self.ctl.ftl.slc_used_slots() * slot) as f64),
-            ("slc_cache_size_bytes", (self.ctl.ftl.slc_budget_slots() * slot) as f64),
-            ("mapped_bytes", (self.ctl.ftl.mapped_lpns() * SLOT_BYTES) as f64),
-            ("trimmed_pages", f.trimmed_slots as f64),
-            ("write_buffer_hits", c.write_buffer_hits as f64),
-            ("write_buffer_stall_ns", c.write_buffer_stall_ns as f64),
-            ("unmapped_reads", c.unmapped_reads as f64),
-            ("map_lookups", c.map_lookups as f64),
-            ("map_hits", c.map_hits as f64),
-            ("map_misses", c.map_misses as f64),
-            ("map_pages_read", c.map_pages_read as f64),
-            ("map_pages_written", c.map_pages_written as f64),
-            ("hmb_bytes", c.hmb_bytes as f64),
-            ("hmb_ecc_corrected", c.hmb_ecc_corrected as f64),
-            ("hmb_ecc_reloads", c.hmb_ecc_reloads as f64),
-            ("free_blocks", self.ctl.ftl.free_blocks() as f64),
-            ("pe_cycles_min", f64::from(pe_min)),
-            ("pe_cycles_max", f64::from(pe_max)),
-            ("pe_cycles_mean", pe_mean),
-        ]
+    /// Every counter since the drive was made, in the registry's order ([`crate::stats::COUNTERS`]);
+    /// derived ones (`waf`, ...) over the drive's whole life.
+    pub fn counters(&self) -> Counters {
+        Counters::read(&DriveState { ctl: &self.ctl, host: &self.host, now: self.now })
     }
 
     /// Play `w` against the drive from its current state and time: [`Drive::run_jobs`] with one job spec.
@@ -659,37 +592,8 @@ impl Drive {
         self.pending.len()
     }
 
-    fn result(
-        &self,
-        stats: RunStats,
-        before: &[(&'static str, f64)],
-        busy_before: &[Ns],
-        wall: Ns,
-    ) -> RunResult {
-        let mut counters: Vec<(&'static str, f64)> = self
-            .counters()
-            .into_iter()
-            .zip(before)
-            .map(|((k, v), (_, b))| match k {
-                // levels, not totals: report the value now
-                "free_blocks"
-                | "pe_cycles_min"
-                | "pe_cycles_max"
-                | "pe_cycles_mean"
-                | "slc_cache_used_bytes"
-                | "slc_cache_size_bytes"
-                | "mapped_bytes" => (k, v),
-                _ => (k, v - b),
-            })
-            .collect();
-        let get = |name: &str| counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v);
-        // WAF counts flash bytes as the FTL places them (host data, compressed if the drive compresses,
-        // + GC moves + folding), so data still in the write buffer at the end of a run counts too;
-        // nand_bytes_programmed has what reached the flash. Dirty map pages written back to NAND
-        // (DRAM-less map caches) count too.
-        let host = get("host_write_bytes");
-        let flash = get("flash_bytes_written") + get("map_pages_written") * SLOT_BYTES as f64;
-        let waf = if host > 0.0 { flash / host } else { 0.0 };
+    fn result(&self, stats: RunStats, before: &Counters, busy_before: &[Ns], wall: Ns) -> RunResult {
+        let counters = Counters::delta(before, &self.counters());
         let die_utilisation: Vec<f64> = self
             .ctl
             .nand
@@ -698,21 +602,15 @@ impl Drive {
             .zip(busy_before)
             .map(|(a, b)| if wall == 0 { 0.0 } else { ((a - b) as f64 / wall as f64).min(1.0) })
             .collect();
-        let mean_util = die_utilisation.iter().sum::<f64>() / die_utilisation.len() as f64;
-        let lookups = get("map_lookups");
-        let map_hit_rate = if lookups > 0.0 { get("map_hits") / lookups } else { 0.0 };
-        counters.push(("waf", waf));
-        counters.push(("map_hit_rate", map_hit_rate));
-        counters.push(("die_utilisation_mean", mean_util));
-        counters.push(("elapsed_s", stats.elapsed_ns() as f64 / 1e9));
         RunResult { stats, counters, die_utilisation, jobs: Vec::new() }
     }
 }
 
 impl RunResult {
-    /// A counter by name (0 when absent).
-    pub fn counter(&self, name: &str) -> f64 {
-        self.counters.iter().find(|(k, _)| *k == name).map_or(0.0, |(_, v)| *v)
+    /// A counter's change over the run by name; a name not in the registry is an error naming close
+    /// matches. In Rust, `r.counters[Counter::waf]` checks the name at compile time.
+    pub fn counter(&self, name: &str) -> Result<f64, UnknownCounter> {
+        self.counters.get(name)
     }
 
     /// Measured IOs per simulated second (reads + writes).

@@ -28,7 +28,7 @@ pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{Command, Completion, Op, Rw, Status, Workload, WorkloadError};
-pub use stats::{Latency, RunStats, Series};
+pub use stats::{Counter, Counters, Latency, RunStats, Series};
 
 /// The crate version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::engine::transfer_ns;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, RunResult, Rw, Workload};
 
 /// The V300 with 16 GB of its NAND (256 blocks per plane), so fills and overwrites are quick.
@@ -51,9 +52,9 @@ fn flash_bytes_per_host_byte_follow_the_compression_ratio() {
     for pct in [0, 46, 100] {
         let mut d = v300("s", &[]);
         let r = seq_write(&mut d, 1 << 30, pct);
-        let per_host_byte = r.counter("flash_bytes_written") / r.counter("host_write_bytes");
+        let per_host_byte = r.counters[C::flash_bytes_written] / r.counters[C::host_write_bytes];
         assert_eq!(per_host_byte, slots(pct) * 256.0 / 4096.0, "{pct}% compressible");
-        assert!((r.counter("waf") - per_host_byte).abs() < 1e-3, "no GC on an empty drive: WAF = ratio");
+        assert!((r.counters[C::waf] - per_host_byte).abs() < 1e-3, "no GC on an empty drive: WAF = ratio");
     }
 }
 
@@ -88,7 +89,7 @@ fn compressible_data_lowers_write_amplification_under_gc() {
             buffer_compress_percentage: pct,
             ..Workload::default()
         };
-        run(&mut d, w).counter("waf")
+        run(&mut d, w).counters[C::waf]
     };
     let (incompressible, compressible) = (waf(0), waf(75));
     assert!(incompressible > 1.5, "GC is running: {incompressible}");
@@ -206,7 +207,7 @@ fn paced_gc_keeps_steady_random_writes_within_the_write_buffer_drain_time() {
     // starts: GC must pace by units programmed, or it falls behind and moves whole victims at once
     // (hundreds of ms per die, seconds of write latency).
     let r = steady_random_writes(&mut v300("s", &[]), 30, 10);
-    assert!(r.counter("waf") > 2.5, "in GC steady state (WAF {:.1})", r.counter("waf"));
+    assert!(r.counters[C::waf] > 2.5, "in GC steady state (WAF {:.1})", r.counters[C::waf]);
     let drain_ns = (1u64 << 20) as f64 / (r.bandwidth_mbps() * 1e6) * 1e9;
     let max = r.latency().max_ns() as f64;
     assert!(
@@ -226,7 +227,7 @@ fn in_gc_steady_state_the_async_bus_slows_writes_as_gc_data_crosses_it_twice() {
         let mut d = v300(variant, &[]);
         let fresh = seq_write(&mut d, 2 << 30, 0).bandwidth_mbps();
         let r = steady_random_writes(&mut d, 60, 20);
-        (fresh, r.bandwidth_mbps(), r.counter("waf"))
+        (fresh, r.bandwidth_mbps(), r.counters[C::waf])
     };
     let (s, a) = (steady("s"), steady("a"));
     assert!((a.0 / s.0 - 1.0).abs() < 0.01, "fresh: async {:.0} vs sync {:.0} MB/s", a.0, s.0);

@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, RunResult, Rw, Workload};
 
 const MIB: u64 = 1 << 20;
@@ -42,24 +43,24 @@ fn hit_rate_for_a_uniform_random_span_is_cache_over_span() {
             run(&mut d, randread(span, 64 * MIB, 32, 11)); // warm
             let r = run(&mut d, randread(span, 1200 * MIB, 32, 12));
             let want = (c as f64 / span as f64).min(1.0);
-            let got = r.counter("map_hit_rate");
+            let got = r.counters[C::map_hit_rate];
             eprintln!(
                 "{loc}: span {} MiB, cache covers {} MiB: hit rate {got:.4}, oracle {want:.4}",
                 span >> 20,
                 c >> 20
             );
             assert!((got / want - 1.0).abs() < 0.02, "{loc} span {span}: hit rate {got}, oracle {want}");
-            assert_eq!(r.counter("map_lookups"), r.counter("map_hits") + r.counter("map_misses"));
+            assert_eq!(r.counters[C::map_lookups], r.counters[C::map_hits] + r.counters[C::map_misses]);
             assert_eq!(
-                r.counter("map_misses"),
-                r.counter("map_pages_read"),
+                r.counters[C::map_misses],
+                r.counters[C::map_pages_read],
                 "every miss reads a written map page"
             );
         }
         // a span inside the cache: every lookup hits once warm
         run(&mut d, randread(c / 2, 64 * MIB, 32, 13));
         let r = run(&mut d, randread(c / 2, 64 * MIB, 32, 14));
-        assert_eq!(r.counter("map_hit_rate"), 1.0);
+        assert_eq!(r.counters[C::map_hit_rate], 1.0);
     }
 }
 
@@ -109,13 +110,13 @@ fn qd1_read(map: &[(&str, &str)]) -> (RunResult, ssdlab_core::DriveConfig, u64) 
 #[test]
 fn dram_always_hits_and_hmb_adds_one_link_round_trip_per_hit() {
     let (r, _, base) = qd1_read(&[("controller.map_cache.location", "dram")]);
-    assert_eq!((r.counter("map_hit_rate"), r.counter("hmb_bytes")), (1.0, 0.0));
+    assert_eq!((r.counters[C::map_hit_rate], r.counters[C::hmb_bytes]), (1.0, 0.0));
     assert_eq!(r.stats.elapsed_ns(), base);
 
     // HMB (64 MiB covers the 1 GiB written): the request's one-way latency, the 4 B entry down the link
     let (r, cfg, base) = qd1_read(&[]);
-    assert_eq!(r.counter("map_hit_rate"), 1.0);
-    assert_eq!(r.counter("hmb_bytes"), 4.0);
+    assert_eq!(r.counters[C::map_hit_rate], 1.0);
+    assert_eq!(r.counters[C::hmb_bytes], 4.0);
     let link = Link::new(&cfg.link);
     assert_eq!(r.stats.elapsed_ns(), base + 2 * cfg.link.latency_ns + link.wire_ns(4));
 
@@ -126,8 +127,8 @@ fn dram_always_hits_and_hmb_adds_one_link_round_trip_per_hit() {
     let n = &cfg.nand;
     let map_read =
         n.command_overhead_ns + us_to_ns(n.slc_tR_us) + transfer_ns(4096, u64::from(n.bus_mts) * 1_000_000);
-    if r.counter("map_misses") == 1.0 {
-        assert_eq!(r.counter("map_pages_read"), 1.0);
+    if r.counters[C::map_misses] == 1.0 {
+        assert_eq!(r.counters[C::map_pages_read], 1.0);
         assert_eq!(r.stats.elapsed_ns(), base + map_read);
     } else {
         assert_eq!(r.stats.elapsed_ns(), base);
@@ -149,23 +150,23 @@ fn hmb_ecc_double_bit_errors_reload_map_pages_and_single_bit_errors_add_latency(
         run(&mut d, randread(GIB, 40 * MIB, 1, 5))
     };
     let clean = go("0.0", "0.0");
-    for k in ["hmb_ecc_corrected", "hmb_ecc_reloads", "map_pages_read", "map_misses"] {
-        assert_eq!(clean.counter(k), 0.0, "{k} with no errors injected");
+    for k in [C::hmb_ecc_corrected, C::hmb_ecc_reloads, C::map_pages_read, C::map_misses] {
+        assert_eq!(clean.counters[k], 0.0, "{k:?} with no errors injected");
     }
-    let lookups = clean.counter("map_lookups");
+    let lookups = clean.counters[C::map_lookups];
 
     let dbl = go("0.0", "0.01");
-    let reloads = dbl.counter("hmb_ecc_reloads");
+    let reloads = dbl.counters[C::hmb_ecc_reloads];
     eprintln!("double-bit rate 1%: {reloads} reloads of {lookups} lookups");
     assert!((reloads / (0.01 * lookups) - 1.0).abs() < 0.2, "{reloads} reloads for {lookups} lookups");
-    assert_eq!(dbl.counter("map_pages_read"), reloads, "each reload reads the map page from NAND");
+    assert_eq!(dbl.counters[C::map_pages_read], reloads, "each reload reads the map page from NAND");
     assert!(dbl.stats.elapsed_ns() > clean.stats.elapsed_ns());
 
     // at QD1 on an idle drive every IO takes the same time but for the corrections
     let sgl = go("0.25", "0.0");
-    let corrected = sgl.counter("hmb_ecc_corrected");
+    let corrected = sgl.counters[C::hmb_ecc_corrected];
     assert!((corrected / (0.25 * lookups) - 1.0).abs() < 0.05, "{corrected} corrections of {lookups}");
-    assert_eq!(sgl.counter("hmb_ecc_reloads"), 0.0);
+    assert_eq!(sgl.counters[C::hmb_ecc_reloads], 0.0);
     let correct_ns = small("8", &[]).config().controller.map_cache.hmb_ecc_correct_ns;
     assert_eq!(sgl.stats.elapsed_ns() - clean.stats.elapsed_ns(), corrected as u64 * correct_ns);
 
@@ -186,13 +187,13 @@ fn sram_write_backs_count_in_map_pages_written_and_waf() {
     );
     // 1024 map pages dirtied in order; all but the 16 still cached were evicted and written back
     let evicted = 1024.0 - 16.0;
-    let written = r.counter("map_pages_written");
+    let written = r.counters[C::map_pages_written];
     assert!(
         written <= evicted && written > evicted - 8.0,
         "{written} map pages written for {evicted} evicted"
     );
-    let host = r.counter("host_pages_written");
-    assert!((r.counter("waf") - (host + written) / host).abs() < 1e-12, "waf {}", r.counter("waf"));
+    let host = r.counters[C::host_pages_written];
+    assert!((r.counters[C::waf] - (host + written) / host).abs() < 1e-12, "waf {}", r.counters[C::waf]);
 
     let rand = Workload {
         rw: Rw::RandWrite,
@@ -209,14 +210,19 @@ fn sram_write_backs_count_in_map_pages_written_and_waf() {
     let rd = run(&mut dram, rand);
     eprintln!(
         "random writes over 4 GiB: waf sram {:.3} (map pages written {}), dram {:.3}",
-        r.counter("waf"),
-        r.counter("map_pages_written"),
-        rd.counter("waf")
+        r.counters[C::waf],
+        r.counters[C::map_pages_written],
+        rd.counters[C::waf]
     );
-    assert_eq!(rd.counter("map_pages_written"), 0.0);
+    assert_eq!(rd.counters[C::map_pages_written], 0.0);
     // almost every random write misses and evicts a dirty map page: about one map page per host page
-    assert!(r.counter("waf") > rd.counter("waf") + 0.9, "{} vs {}", r.counter("waf"), rd.counter("waf"));
-    assert!(r.counter("waf") > 1.0);
+    assert!(
+        r.counters[C::waf] > rd.counters[C::waf] + 0.9,
+        "{} vs {}",
+        r.counters[C::waf],
+        rd.counters[C::waf]
+    );
+    assert!(r.counters[C::waf] > 1.0);
 }
 
 #[test]
@@ -267,7 +273,7 @@ fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_at_about_1_gb_per_s() {
                 if q == 32 {
                     eprintln!(
                         "  QD32: die utilisation {:.2}, mean latency {:.0} us",
-                        r.counter("die_utilisation_mean"),
+                        r.counters[C::die_utilisation_mean],
                         r.latency().mean_ns() / 1e3
                     );
                 }

@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::link::Link;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Rw, Workload};
 
 #[test]
@@ -43,8 +44,8 @@ fn reading_unwritten_lbas_touches_no_flash() {
         &mut d,
         Workload { rw: Rw::RandRead, iodepth: 8, size: 1 << 30, io_size: 4 << 20, ..Workload::default() },
     );
-    assert_eq!(r.counter("nand_pages_read"), 0.0);
-    assert_eq!(r.counter("unmapped_reads"), 1024.0);
+    assert_eq!(r.counters[C::nand_pages_read], 0.0);
+    assert_eq!(r.counters[C::unmapped_reads], 1024.0);
 }
 
 /// Sequential 128 KiB reads at QD32 from a sequentially written region.
@@ -150,7 +151,7 @@ fn simulated_waf(spare: f64) -> (f64, f64) {
     run(&mut d, rand(4 * cap)); // reach steady state
     let r = run(&mut d, rand(4 * cap));
     let sf = 1.0 - (cap as f64 / 4096.0) / phys_slots;
-    let (got, want) = (r.counter("waf"), greedy_waf(sf, 64.0));
+    let (got, want) = (r.counters[C::waf], greedy_waf(sf, 64.0));
     eprintln!("spare factor {sf:.4}: simulated WAF {got:.3}, greedy model {want:.3}");
     (got, want)
 }

@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::engine::us_to_ns;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 
 /// bg4-1tb's NAND and firmware scaled to 16 GB (40 blocks per plane instead of 1820).
@@ -29,13 +30,13 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
     let (s, f) = (cfg.ftl.slc_cache.static_gb * 1e9, cfg.ftl.slc_cache.dynamic_fraction);
     let want = (s + f * cap / 3.0) / (1.0 + f / 3.0);
     let unit = 2.0 * 16384.0; // one SLC program unit: 2 planes x one 16 KiB page
-    let got = r.counter("slc_bytes_written");
+    let got = r.counters[C::slc_bytes_written];
     assert!((got - want).abs() <= 2.0 * unit, "SLC bytes {got}, budget {want}");
     // At the end only the static part is left, and it holds no more than that.
-    let left = r.counter("slc_cache_size_bytes") - s;
+    let left = r.counters[C::slc_cache_size_bytes] - s;
     assert!((0.0..1e6).contains(&left), "static part only (the fill leaves < 128 KiB unwritten): {left}");
     // Everything written in SLC mode is still there or was folded (as free blocks ran low near the end).
-    assert_eq!(r.counter("slc_cache_used_bytes") + r.counter("folded_bytes"), got);
+    assert_eq!(r.counters[C::slc_cache_used_bytes] + r.counters[C::folded_bytes], got);
 }
 
 #[test]
@@ -72,12 +73,12 @@ fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
     let mut d = small(&[("nand.bus_mts", "3200"), ("controller.map_cache.location", "dram")]);
     let burst = 1u64 << 30;
     seq_write(&mut d, 0, burst);
-    let used = d.counters().iter().find(|(k, _)| *k == "slc_cache_used_bytes").unwrap().1;
+    let used = d.counters()[C::slc_cache_used_bytes];
     assert_eq!(used, burst as f64, "the whole burst is in SLC");
     let idle_from = d.now_ns() + us_to_ns(d.config().ftl.idle_after_ms * 1e3);
     d.idle(10 * SEC);
-    let c = |d: &Drive, name: &str| d.counters().iter().find(|(k, _)| *k == name).unwrap().1;
-    assert_eq!(c(&d, "slc_cache_used_bytes"), 0.0);
+    let c = d.counters();
+    assert_eq!(c[C::slc_cache_used_bytes], 0.0);
     // Die time per folded TLC program unit: SLC reads of its pages, the one-shot program, a share of the erase.
     let n = d.config().nand.clone();
     let t = |us: f64| (us_to_ns(us) + n.command_overhead_ns) as f64;
@@ -87,21 +88,21 @@ fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
     let per_unit =
         t(n.tPROG_us[0]) + reads_per_unit * t(n.slc_tR_us) + t(n.tBERS_ms * 1e3) / units_per_slc_block;
     let dies = f64::from(n.channels * n.dies_per_channel);
-    let want_s = c(&d, "folded_bytes") / (unit_slots * 4096.0) * per_unit / dies / 1e9;
+    let want_s = c[C::folded_bytes] / (unit_slots * 4096.0) * per_unit / dies / 1e9;
     let got_s = (d.controller().nand.idle_at() - idle_from) as f64 / 1e9;
     assert!((got_s / want_s - 1.0).abs() < 0.05, "folding took {got_s:.3} s, program-bound {want_s:.3} s");
     // The cache is back: the next burst runs at SLC speed again.
     let again = seq_write(&mut d, burst, burst);
-    assert_eq!(again.counter("slc_bytes_written"), burst as f64);
+    assert_eq!(again.counters[C::slc_bytes_written], burst as f64);
 }
 
 #[test]
 fn without_a_cache_everything_goes_straight_to_tlc() {
     let mut d = small(&[("ftl.slc_cache.enabled", "false")]);
     let r = seq_write(&mut d, 0, 2 << 30);
-    assert_eq!(r.counter("slc_bytes_written"), 0.0);
-    assert_eq!(r.counter("nand_slc_pages_programmed"), 0.0);
-    assert_eq!(r.counter("folded_bytes"), 0.0);
+    assert_eq!(r.counters[C::slc_bytes_written], 0.0);
+    assert_eq!(r.counters[C::nand_slc_pages_programmed], 0.0);
+    assert_eq!(r.counters[C::folded_bytes], 0.0);
 }
 
 #[test]
@@ -111,7 +112,7 @@ fn post_cache_fold_keeps_writing_through_slc() {
     let fold = seq_write(&mut d, 0, 12 << 30);
     // every host byte lands in SLC first, but for the last units, written while free blocks ran short
     // and the cache was full (then writing twice would deepen the deficit)
-    let in_slc = fold.counter("slc_bytes_written") / (12u64 << 30) as f64;
+    let in_slc = fold.counters[C::slc_bytes_written] / (12u64 << 30) as f64;
     assert!(in_slc > 0.99 && in_slc < 1.0, "{in_slc} of the host bytes went through SLC");
     assert!(fold.bandwidth_mbps() < direct.bandwidth_mbps(), "writing while folding is the slowest regime");
 }
@@ -171,7 +172,7 @@ fn fill_dependent_fold_policy_gives_four_levels_each_at_its_program_bound() {
         let r = seq_write(&mut d, from, to - from);
         let got = r.bandwidth_mbps() * 1e6;
         assert!((got / want - 1.0).abs() < 0.08, "{name}: {:.0} MB/s, derived {:.0}", got / 1e6, want / 1e6);
-        let (in_slc, folded) = (r.counter("slc_bytes_written"), r.counter("folded_bytes"));
+        let (in_slc, folded) = (r.counters[C::slc_bytes_written], r.counters[C::folded_bytes]);
         let size = (to - from) as f64;
         match name {
             "SLC" => assert!(in_slc >= size - unit && folded == 0.0, "{name}: {in_slc} in SLC"),

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::host::{Command, Job, Op};
-use ssdlab_core::{Drive, Rw, Workload};
+use ssdlab_core::{Counter, Drive, Rw, Workload};
 
 fn fresh() -> Drive {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
@@ -34,7 +34,7 @@ fn stepped(d: &mut Drive, w: &Workload) -> (u64, u64, u64) {
     let t0 = d.now_ns();
     let mut jobs: Vec<Job> = (0..w.numjobs).map(|i| Job::new(w, i, cap, t0)).collect();
     let (mut n, mut sum, mut max) = (0, 0, 0);
-    let mut top_up = |d: &mut Drive, j: usize, jobs: &mut Vec<Job>| {
+    let top_up = |d: &mut Drive, j: usize, jobs: &mut Vec<Job>| {
         let job = &mut jobs[j];
         while job.outstanding < job.iodepth && !job.done {
             let io = job.next_io();
@@ -73,7 +73,7 @@ fn the_same_ios_stepped_by_hand_give_exactly_what_run_gives() {
     let mean = sum as f64 / n as f64;
     assert!((mean - lat.mean_ns()).abs() <= 1e-3 * mean, "{mean} vs {}", lat.mean_ns());
     assert_eq!(by_hand.now_ns(), by_run.now_ns());
-    let bits = |d: &Drive| d.counters().iter().map(|(k, v)| (*k, v.to_bits())).collect::<Vec<_>>();
+    let bits = |d: &Drive| d.counters().iter().map(|(k, v)| (k, v.to_bits())).collect::<Vec<_>>();
     assert_eq!(bits(&by_hand), bits(&by_run), "every counter, bit for bit");
 }
 
@@ -132,8 +132,7 @@ fn a_flush_waits_for_the_open_program_unit_and_a_fua_write_for_its_own_program()
     let flush = latency(&mut d, Command::new(Op::Flush, 0, 0));
     assert!(flush >= tprog, "the 4 KiB left in the open unit is programmed first ({flush} ns)");
     let after = d.counters();
-    let get = |c: &[(&str, f64)], k: &str| c.iter().find(|(n, _)| *n == k).unwrap().1;
-    assert!(get(&after, "padded_bytes") > get(&programmed, "padded_bytes"), "the unit is padded out");
+    assert!(after[Counter::padded_bytes] > programmed[Counter::padded_bytes], "the unit is padded out");
     let empty = latency(&mut d, Command::new(Op::Flush, 0, 0));
     assert!(empty < tprog, "nothing left to program: a flush is quick ({empty} ns)");
     let fua = latency(&mut d, Command { fua: true, ..Command::new(Op::Write, 8192, 4096) });

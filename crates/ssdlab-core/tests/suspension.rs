@@ -7,6 +7,7 @@ use common::*;
 use ssdlab_core::config::NandConfig;
 use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
 use ssdlab_core::nand::{CellMode, Nand};
+use ssdlab_core::Counter as C;
 use ssdlab_core::{DriveConfig, RunResult, Rw, Workload};
 
 const US: Ns = 1_000;
@@ -128,7 +129,7 @@ fn with_read_priority_a_read_goes_ahead_of_queued_work() {
 #[test]
 fn counters_reach_the_drive_result() {
     let mut d = drive("enterprise-tlc", &[("ftl.user_capacity_gb", "16")]);
-    let names: Vec<&str> = d.counters().iter().map(|(k, _)| *k).collect();
+    let names: Vec<&str> = d.counters().iter().map(|(k, _)| k).collect();
     for k in [
         "nand_program_suspensions",
         "nand_erase_suspensions",
@@ -139,7 +140,7 @@ fn counters_reach_the_drive_result() {
     }
     fill(&mut d, 1 << 30);
     let r = db_mix(&mut d, 67, 8_000, 1, SEC / 2);
-    let s = r.counter("nand_program_suspensions") + r.counter("nand_erase_suspensions");
+    let s = r.counters[C::nand_program_suspensions] + r.counters[C::nand_erase_suspensions];
     assert!(s > 0.0, "a random write mix on a written drive suspends programs");
 }
 
@@ -195,14 +196,14 @@ fn starblaze_effect_on_enterprise_tlc_db_mix() {
         max_off as f64 / 1e3,
         mean_on / 1e3,
         max_on as f64 / 1e3,
-        r_off.counter("nand_blocks_erased"),
-        r_on.counter("nand_blocks_erased"),
-        r_on.counter("nand_program_suspensions"),
-        r_on.counter("nand_erase_suspensions"),
+        r_off.counters[C::nand_blocks_erased],
+        r_on.counters[C::nand_blocks_erased],
+        r_on.counters[C::nand_program_suspensions],
+        r_on.counters[C::nand_erase_suspensions],
     );
     // Erases run during the mix (the preconditioning's GC is still under way): reads land on them.
-    assert!(r_on.counter("nand_erase_suspensions") > 0.0, "reads must land on running erases");
-    assert!(r_off.counter("nand_reads_waited_program_erase") > 0.0);
+    assert!(r_on.counters[C::nand_erase_suspensions] > 0.0, "reads must land on running erases");
+    assert!(r_off.counters[C::nand_reads_waited_program_erase] > 0.0);
     // Without suspension: the worst read waited for most of an erase (at least a program), at most a whole one.
     assert!(max_off > tprog, "max read without suspension {max_off} ns, tPROG {tprog} ns");
     assert!(max_off <= tbers + bound, "max read without suspension {max_off} ns, tBERS {tbers} ns");
@@ -210,7 +211,7 @@ fn starblaze_effect_on_enterprise_tlc_db_mix() {
     assert!(max_on <= bound, "max read with suspension {max_on} ns, bound {bound} ns");
     assert!(max_on * 3 < max_off);
     assert!(mean_on < mean_off, "mean read latency {mean_on} with vs {mean_off} without");
-    assert!(r_on.counter("nand_erase_suspensions") > 0.0);
+    assert!(r_on.counters[C::nand_erase_suspensions] > 0.0);
 }
 
 #[test]
@@ -220,7 +221,7 @@ fn without_suspension_only_reads_that_find_their_die_programming_or_erasing_wait
     let c = nand_cfg(&[]);
     let r = db_mix(&mut preconditioned(false), 67, 8_879, 1, 4 * SEC);
     let reads = r.stats.read.ios as f64;
-    let waited = r.counter("nand_reads_waited_program_erase") / reads;
+    let waited = r.counters[C::nand_reads_waited_program_erase] / reads;
     assert!(waited > 0.01, "reads must land on running programs: {waited}");
     let p = 100.0 * (1.0 - waited) - 1.0;
     let quick = r.stats.lat_read.percentile_ns(p);

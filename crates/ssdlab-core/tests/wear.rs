@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::ftl::BlockState;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, SimError, Workload};
 
 /// A small drive: 4 dies x 64 one-plane blocks of 96 x 16 KiB TLC pages (384 MiB), 300 MB user.
@@ -66,11 +67,11 @@ fn blocks_retire_at_the_pe_limit_until_the_drive_runs_out_of_space() {
     fill(&mut d, cap);
     let err = loop {
         match random_writes(&mut d, cap, 0, 0) {
-            Ok(r) => assert!(r.counter("pe_cycles_max") <= 10.0),
+            Ok(r) => assert!(r.counters[C::pe_cycles_max] <= 10.0),
             Err(e) => break e,
         }
     };
-    let retired = d.counters().iter().find(|(k, _)| *k == "grown_bad_blocks").unwrap().1;
+    let retired = d.counters()[C::grown_bad_blocks];
     assert!(retired > 0.0);
     assert!(matches!(err, SimError::Ftl(_)), "worn out: {err}");
     assert!(err.to_string().contains("out of space"), "{err}");
@@ -85,7 +86,7 @@ fn static_wear_levelling_bounds_the_erase_count_spread() {
         fill(&mut d, cap);
         let hot = (cap / 50) & !4095;
         let r = random_writes(&mut d, 40 * cap, 0, hot).unwrap();
-        (r.counter("pe_cycles_max") - r.counter("pe_cycles_min"), r.counter("wear_leveling_blocks"))
+        (r.counters[C::pe_cycles_max] - r.counters[C::pe_cycles_min], r.counters[C::wear_leveling_blocks])
     };
     let (off, moves_off) = spread("0");
     let (on, moves_on) = spread("8");
@@ -108,7 +109,7 @@ fn sanitize_erases_every_written_block_keeps_the_wear_and_takes_the_erase_time()
     let wear_before: u64 = (0..blocks).map(|b| u64::from(ftl.block(b).erase_count)).sum();
     let busy_dies_done = d.controller().nand.idle_at();
     let before = d.counters();
-    let (t0, erased0) = (d.now_ns(), before.iter().find(|(k, _)| *k == "nand_blocks_erased").unwrap().1);
+    let (t0, erased0) = (d.now_ns(), before[C::nand_blocks_erased]);
 
     d.sanitize();
 
@@ -117,7 +118,7 @@ fn sanitize_erases_every_written_block_keeps_the_wear_and_takes_the_erase_time()
     ftl.check_invariants().unwrap();
     let wear_after: u64 = (0..blocks).map(|b| u64::from(ftl.block(b).erase_count)).sum();
     assert!(wear_after >= wear_before + written.len() as u64, "wear is kept and every written block erased");
-    let erased = d.counters().iter().find(|(k, _)| *k == "nand_blocks_erased").unwrap().1;
+    let erased = d.counters()[C::nand_blocks_erased];
     assert!(erased - erased0 >= written.len() as f64);
     // each die erases its written blocks one after another, from no earlier than the sanitize
     let geo = *d.controller().ftl.geometry();
@@ -126,7 +127,7 @@ fn sanitize_erases_every_written_block_keeps_the_wear_and_takes_the_erase_time()
     let tbers = (d.config().nand.tBERS_ms * 1e6) as u64;
     assert!(d.now_ns() >= t0 + busiest.unwrap() as u64 * tbers, "erases take time");
     assert!(d.now_ns() >= busy_dies_done);
-    assert!(d.counters().iter().any(|(k, v)| *k == "host_write_bytes" && *v > 0.0), "counters carry on");
+    assert!(d.counters()[C::host_write_bytes] > 0.0, "counters carry on");
     // and the drive is as good as new to write again
     fill(&mut d, cap);
     assert_eq!(d.controller().ftl.mapped_lpns(), cap / 4096 / 32 * 32);

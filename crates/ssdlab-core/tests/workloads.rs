@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use ssdlab_core::Counter as C;
 use ssdlab_core::{Rw, SimError, Workload};
 
 #[test]
@@ -130,8 +131,8 @@ fn trim_unmaps_and_later_reads_skip_flash() {
     fill(&mut d, 64 << 20);
     d.trim(0, 64 << 20).unwrap();
     let r = run(&mut d, Workload { rw: Rw::Read, bs: 1 << 20, size: 64 << 20, ..Workload::default() });
-    assert_eq!(r.counter("nand_pages_read"), 0.0);
-    assert_eq!(r.counter("unmapped_reads"), 16384.0);
+    assert_eq!(r.counters[C::nand_pages_read], 0.0);
+    assert_eq!(r.counters[C::unmapped_reads], 16384.0);
 }
 
 #[test]
@@ -139,8 +140,8 @@ fn reads_of_just_written_data_hit_the_write_buffer() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     run(&mut d, Workload { rw: Rw::Write, bs: 4096, size: 16 << 10, ..Workload::default() });
     let r = run(&mut d, Workload { rw: Rw::Read, bs: 4096, size: 16 << 10, ..Workload::default() });
-    assert_eq!(r.counter("write_buffer_hits"), 4.0);
-    assert_eq!(r.counter("nand_pages_read"), 0.0);
+    assert_eq!(r.counters[C::write_buffer_hits], 4.0);
+    assert_eq!(r.counters[C::nand_pages_read], 0.0);
 }
 
 #[test]

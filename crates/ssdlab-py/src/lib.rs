@@ -1,7 +1,8 @@
 //! `ssdlab._core`: the Python face of `ssdlab-core`. Bindings only: conversion ([`workload`]),
-//! errors ([`errors`], mapped in one place) and releasing the GIL around long calls ([`drive`]).
+//! the counter registry ([`counters`]), errors ([`errors`], mapped in one place) and releasing the GIL around long calls ([`drive`]).
 //! The Python package `ssdlab` wraps these classes; users never see them directly.
 
+mod counters;
 mod drive;
 mod errors;
 mod result;
@@ -26,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", errors::SimulationError::type_object(py)?)?;
     m.add("DriveBusyError", errors::DriveBusyError::type_object(py)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::counter_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::counter_delta, m)?)?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<result::NativeResult>()?;
     m.add_class::<result::NativeLatency>()?;

@@ -1,10 +1,11 @@
 //! `NativeResult` and `NativeLatency`: a finished run, read-only.
 
+pub use crate::counters::counters_dict;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdlab_core::stats::RunStats;
-use ssdlab_core::{Latency, RunResult};
+use ssdlab_core::{Counters, Latency, RunResult};
 use std::sync::Arc;
 
 /// What one `NativeDrive.run` measured.
@@ -22,7 +23,8 @@ pub struct NativeResult {
     write_bytes: u64,
     #[pyo3(get)]
     trim_ios: u64,
-    counters: Vec<(&'static str, f64)>,
+    /// None for a job of a run: the drive's counters belong to the run as a whole.
+    counters: Option<Counters>,
     #[pyo3(get)]
     die_utilisation: Vec<f64>,
     series: Vec<(&'static str, Vec<f64>)>,
@@ -42,7 +44,7 @@ impl NativeResult {
             write_ios: s.write.ios,
             write_bytes: s.write.bytes,
             trim_ios: s.trim.ios,
-            counters: Vec::new(),
+            counters: None,
             die_utilisation: Vec::new(),
             series: s.series.columns(),
             lat_all: Arc::new(s.lat_all),
@@ -60,7 +62,7 @@ impl NativeResult {
             .map(|j| Py::new(py, NativeResult::from_stats(j)))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(NativeResult {
-            counters: r.counters,
+            counters: Some(r.counters),
             die_utilisation: r.die_utilisation,
             jobs,
             ..NativeResult::from_stats(r.stats)
@@ -68,21 +70,15 @@ impl NativeResult {
     }
 }
 
-/// `[(name, value)]` -> an insertion-ordered dict.
-pub fn counters_dict<'py>(py: Python<'py>, items: &[(&'static str, f64)]) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in items {
-        d.set_item(*k, *v)?;
-    }
-    Ok(d)
-}
-
 #[pymethods]
 impl NativeResult {
-    /// Counter deltas over the run, plus `waf`, `die_utilisation_mean` and `elapsed_s`.
+    /// Every counter's change over the run, in registry order (`counter_registry()`).
     #[getter]
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counters_dict(py, &self.counters)
+        match &self.counters {
+            Some(c) => counters_dict(py, c),
+            None => Ok(PyDict::new(py)),
+        }
     }
 
     /// One result per job spec of the run, in the order given (their counters are empty: the drive's

@@ -40,6 +40,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ssdlab.counters import REGISTRY, info
 from ssdlab.suites.cdm import CdmResult
 from ssdlab.suites.dbmix import DbmixResult
 from ssdlab.suites.fill import FillResult
@@ -121,15 +122,34 @@ def _counter(value: float) -> str:
     return f"{value:,.0f}" if value == int(value) else f"{value:,.4f}"
 
 
-def counters_table(counters: Mapping[str, float], title: str = "Drive counters over the run") -> Table:
-    """The drive's counters, one row each, in the order the result holds them (``ssdlab workload`` prints
-    this table too)."""
+def counters_table(
+    counters: Mapping[str, float], title: str = "Drive counters over the run", describe: bool = False
+) -> Table:
+    """The drive's counters, one row each in the registry's order, with the unit (and, with ``describe``, the
+    registry's sentence) from :data:`ssdlab.counters.REGISTRY`; ``ssdlab workload`` prints this table too.
+    A name the registry does not know raises :class:`ssdlab.counters.UnknownCounterError`.
+
+    Examples
+    --------
+    >>> t = counters_table({"waf": 1.25, "host_write_bytes": 8192.0}, describe=True)
+    >>> [c.header for c in t.columns], list(t.columns[0].cells), list(t.columns[2].cells)
+    (['counter', 'value', 'unit', 'meaning'], ['host_write_bytes', 'waf'], ['bytes', 'ratio'])
+    """
+    defs = [info(name) for name in counters]
     t = Table(title=title)
     t.add_column("counter")
     t.add_column("value", justify="right")
-    for name, value in counters.items():
-        t.add_row(name, _counter(value))
+    t.add_column("unit")
+    if describe:
+        t.add_column("meaning")
+    for c in sorted(defs, key=lambda c: _ORDER[c.name]):
+        cells = [c.name, _counter(counters[c.name]), c.unit]
+        t.add_row(*cells, *([c.description] if describe else []))
     return t
+
+
+#: A counter's place in the registry, for ordering tables.
+_ORDER = {name: i for i, name in enumerate(REGISTRY)}
 
 
 def fill_plot_png(result: FillResult) -> bytes:
@@ -163,7 +183,7 @@ def render_report(result: SuiteResult, created: datetime | None = None) -> str:
         created=created.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
         tables=[html_table(t) for t in result.tables()],
         plot_png_base64=None if plot is None else base64.b64encode(plot).decode("ascii"),
-        counters=None if not counters else html_table(counters_table(counters)),
+        counters=None if not counters else html_table(counters_table(counters, describe=True)),
         config_toml=str(doc["config_toml"]),
     )
 

@@ -35,15 +35,16 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rich.table import Table
 
 from ssdlab._core import version as ssdlab_version
+from ssdlab.counters import Counters
+from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.result import Result, counter_delta
 from ssdlab.units import format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -103,8 +104,6 @@ CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
 #: Default test file size per version: 6.x offered "1000 MiB" by default, 7.x and 8.x 1 GiB.
 DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
 
-#: Counters that are levels (the value now), not totals: their change over a test is meaningless.
-
 #: ``progress(fraction_done, what_is_running)``.
 Progress = Callable[[float, str], None]
 
@@ -117,8 +116,9 @@ class CdmRow:
     direction: str
     runs_mbps: list[float] = field(default_factory=list)
     runs_mean_latency_us: list[float] = field(default_factory=list)
-    #: Change in the drive's counters over the test (warm-up included), with ``waf`` over the test.
-    counters: dict[str, float] = field(default_factory=dict)
+    #: Change in the drive's counters over the test (warm-up included); ``waf`` and ``die_utilisation_mean``
+    #: are the test's own.
+    counters: Counters = field(default_factory=Counters)
 
     @property
     def label(self) -> str:
@@ -171,7 +171,7 @@ class CdmResult:
     test_data: str
     rows: list[CdmRow]
     #: Change in the drive's counters while the test file was written.
-    prepare_counters: dict[str, float]
+    prepare_counters: Counters
     config_toml: str
 
     def row(self, test: str, direction: str) -> CdmRow:
@@ -233,7 +233,7 @@ class CdmResult:
         for name, _, _ in cols:
             t.add_column(name, justify="right")
         for r in [_prepare_row(self.prepare_counters), *self.rows]:
-            t.add_row(r.label, *(fmt(r.counters.get(key, 0.0)) for _, key, fmt in cols))
+            t.add_row(r.label, *(fmt(r.counters[key]) for _, key, fmt in cols))
         return t
 
     def tables(self) -> list[Table]:
@@ -249,7 +249,7 @@ def _count(n: float) -> str:
     return f"{n:.0f}"
 
 
-def _prepare_row(counters: dict[str, float]) -> CdmRow:
+def _prepare_row(counters: Counters) -> CdmRow:
     return CdmRow(_seq("test file", MIB, 1, 1), "write", counters=counters)
 
 
@@ -270,18 +270,6 @@ def run_seed(suite_seed: int, *parts: object) -> int:
     # hash() is salted per process; blake2b is not.
     key = "/".join(str(p) for p in (suite_seed, *parts)).encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
-
-
-def _die_util_mean(results: Sequence[Result]) -> float:
-    # Weighted by each run's simulated span, so a short tail run does not count as much as a full one.
-    spans = [r.counters.get("elapsed_s", 0.0) for r in results]
-    total = sum(spans)
-    if not total:
-        return 0.0
-    return (
-        sum(r.counters.get("die_utilisation_mean", 0.0) * s for r, s in zip(results, spans, strict=True))
-        / total
-    )
 
 
 def run_cdm(
@@ -365,10 +353,9 @@ def run_cdm(
         buffer_compress_percentage=compress,
         seed=run_seed(seed, "test file"),
     )
-    prepared = drive.run(fill, step("writing test file"))
+    drive.run(fill, step("writing test file"))
     done += 1
     prepare = counter_delta(before, drive.counters())
-    prepare["die_utilisation_mean"] = _die_util_mean([prepared])
 
     rows: list[CdmRow] = []
     for i, (test, direction) in enumerate(plan):
@@ -376,7 +363,6 @@ def run_cdm(
             drive.idle(f"{interval_ns}ns")
         row = CdmRow(test, direction)
         before = drive.counters()
-        results = []
         for j in range(runs + 1):
             if j == 0 and warmup_ns == 0:
                 continue
@@ -394,12 +380,10 @@ def run_cdm(
             )
             res = drive.run(w, step(what))
             done += 1
-            results.append(res)
             if j > 0:
                 row.runs_mbps.append(res.bandwidth_mbps)
                 row.runs_mean_latency_us.append(res.latency.mean_us)
         row.counters = counter_delta(before, drive.counters())
-        row.counters["die_utilisation_mean"] = _die_util_mean(results)
         rows.append(row)
     if progress is not None:
         progress(1.0, "done")

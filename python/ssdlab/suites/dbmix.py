@@ -35,6 +35,7 @@ from pathlib import Path
 from rich.table import Table
 
 from ssdlab._core import version as ssdlab_version
+from ssdlab.counters import Counters, delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.published import PUBLISHED, entry
@@ -101,7 +102,8 @@ class DbmixRow:
     read_max_us: float
     write_avg_us: float
     write_max_us: float
-    counters: dict[str, float] = field(default_factory=dict)
+    #: Change in the drive's counters over the case (:func:`ssdlab.counters.delta`).
+    counters: Counters = field(default_factory=Counters)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -197,9 +199,7 @@ class DbmixResult:
         for name, _ in cols:
             t.add_column(name, justify="right")
         for r in self.rows:
-            t.add_row(
-                r.case, "on" if r.suspension else "off", *(f"{r.counters.get(k, 0.0):,.0f}" for _, k in cols)
-            )
+            t.add_row(r.case, "on" if r.suspension else "off", *(f"{r.counters[k]:,.0f}" for _, k in cols))
         return t
 
     def tables(self) -> list[Table]:
@@ -298,7 +298,7 @@ def run_dbmix(
                     read_max_us=res.read.latency.max_us,
                     write_avg_us=res.write.latency.mean_us,
                     write_max_us=res.write.latency.max_us,
-                    counters={k: after[k] - before.get(k, 0.0) for k in after},
+                    counters=delta(before, after),
                 )
             )
             done += 1

@@ -38,10 +38,11 @@ from rich.table import Table
 
 from ssdlab import published
 from ssdlab._core import version as ssdlab_version
+from ssdlab.counters import Counters
+from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import Progress, purge, write_span
-from ssdlab.result import counter_delta
 from ssdlab.units import parse_size
 
 __all__ = [
@@ -232,7 +233,7 @@ class FillResult:
     chunk_bytes: int
     points: list[FillPoint]
     #: Change in the drive's counters over the whole fill, with ``waf``.
-    counters: dict[str, float]
+    counters: Counters
     config_toml: str
     level_tolerance: float = 0.15
 
@@ -261,7 +262,7 @@ class FillResult:
 
     @property
     def waf(self) -> float:
-        return self.counters.get("waf", 0.0)
+        return self.counters["waf"]
 
     def levels(self, min_points: int = 2) -> list[FillLevel]:
         """The curve's plateaus (see :func:`detect_levels`)."""
@@ -450,7 +451,7 @@ def run_fill(
                 progress(base + width * fraction, f"fill {(done + fraction * width * cap) / GB:.0f} GB")
 
         write_span(drive, written, n, block, iodepth, seed=k, progress=report if progress else None)
-        c = drive.counters()
+        span = counter_delta(start_counters, drive.counters())
         written = end
         points.append(
             FillPoint(
@@ -460,11 +461,11 @@ def run_fill(
                 elapsed_s=drive.now_s - t0,
                 fill_start=base,
                 fill_end=written / cap,
-                slc_cache_used_bytes=c["slc_cache_used_bytes"],
-                slc_cache_size_bytes=c["slc_cache_size_bytes"],
-                folded_bytes=c["folded_bytes"] - start_counters["folded_bytes"],
-                slc_bytes_written=c["slc_bytes_written"] - start_counters["slc_bytes_written"],
-                nand_bytes_programmed=c["nand_bytes_programmed"] - start_counters["nand_bytes_programmed"],
+                slc_cache_used_bytes=span["slc_cache_used_bytes"],
+                slc_cache_size_bytes=span["slc_cache_size_bytes"],
+                folded_bytes=span["folded_bytes"],
+                slc_bytes_written=span["slc_bytes_written"],
+                nand_bytes_programmed=span["nand_bytes_programmed"],
             )
         )
         k += 1

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field, replace
 from rich.table import Table
 
 from ssdlab._core import version as ssdlab_version
+from ssdlab.counters import Counters
+from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import (
@@ -46,7 +48,6 @@ from ssdlab.precondition import (
     snia_wipc,
     steady_state,
 )
-from ssdlab.result import counter_delta
 from ssdlab.suites.cdm import run_seed
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
@@ -98,7 +99,7 @@ class SniaIopsResult:
     steady_round: int | None
     wipc: Phase
     #: Change in the drive's counters over all rounds, with ``waf``.
-    counters: dict[str, float] = field(default_factory=dict)
+    counters: Counters = field(default_factory=Counters)
     config_toml: str = ""
 
     @property
@@ -113,7 +114,7 @@ class SniaIopsResult:
     @property
     def waf(self) -> float:
         """WAF over all rounds of the tracking workload."""
-        return self.counters.get("waf", 0.0)
+        return self.counters["waf"]
 
     @property
     def window_waf(self) -> float:

@@ -1,7 +1,11 @@
-//! What a run measured: HDR latency histograms, per-interval series, and IO totals.
+//! What a run measured: HDR latency histograms, per-interval series, IO totals, and the drive's counters
+//! (one registry, [`counters`]).
 
+pub mod counters;
 mod series;
 
+pub use counters::{Counter, CounterDef, Counters, Kind, Unit, UnknownCounter, COUNTERS};
+pub(crate) use counters::{DriveState, HostTotals};
 pub use series::Series;
 
 use crate::engine::Ns;

@@ -1,0 +1,151 @@
+"""The drive's counters as the engine defines them: one registry, read from the native module.
+
+Each counter has a name, a unit, a kind and a one-sentence description. The kind says what a span between
+two snapshots reports: a ``"total"`` (a running total) the difference, a ``"level"`` (a state now, such as
+``free_blocks``) the value at the end, a ``"derived"`` counter (``waf``, ``map_hit_rate``) its value
+recomputed from the span's counters. :func:`delta` applies these rules (in the engine, so Python keeps no
+formula of its own); :class:`Counters` holds values by name and refuses a name the registry does not know.
+
+Examples
+--------
+>>> import ssdlab
+>>> from ssdlab.counters import REGISTRY, delta
+>>> REGISTRY["waf"].kind, REGISTRY["free_blocks"].kind, REGISTRY["host_write_bytes"].unit
+('derived', 'level', 'bytes')
+>>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+>>> before = drive.counters()
+>>> _ = drive.run(ssdlab.Workload(rw="write", size="64m"))
+>>> _ = drive.run(ssdlab.Workload(rw="write", size="64m"))
+>>> span = delta(before, drive.counters())
+>>> span["host_write_bytes"] == 128 << 20, round(span["waf"], 2)
+(True, 1.0)
+>>> span["host_write"]
+Traceback (most recent call last):
+...
+ssdlab.counters.UnknownCounterError: unknown counter 'host_write'; did you mean host_write_ios, ...?
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ssdlab._core import SsdlabError, counter_delta, counter_registry
+
+__all__ = ["REGISTRY", "CounterInfo", "Counters", "UnknownCounterError", "delta", "docs_markdown", "info"]
+
+
+@dataclass(frozen=True)
+class CounterInfo:
+    """One registry entry."""
+
+    name: str
+    #: What the value measures: ``"bytes"``, ``"ios"``, ``"4 KiB pages"``, ``"NAND pages"``, ``"map pages"``,
+    #: ``"blocks"``, ``"ns"``, ``"P/E cycles"``, ``"events"`` or ``"ratio"``.
+    unit: str
+    #: ``"total"``, ``"level"`` or ``"derived"``.
+    kind: str
+    description: str
+
+
+#: Every counter by name, in the order drives report them.
+REGISTRY: Mapping[str, CounterInfo] = MappingProxyType(
+    {name: CounterInfo(name, unit, kind, text) for name, unit, kind, text in counter_registry()}
+)
+
+
+class UnknownCounterError(SsdlabError, KeyError):
+    """A counter name the registry does not know (a ``KeyError``, so ``counters.get(name)`` still works)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if name in REGISTRY:
+            message = f"counter {name!r} is not among these values"
+        else:
+            close = [n for n in REGISTRY if len(name) >= 3 and (name in n or n in name)]
+            close += [n for n in difflib.get_close_matches(name, list(REGISTRY), n=3) if n not in close]
+            listed = " (ssdlab.counters.REGISTRY lists them)"
+            hint = f"; did you mean {', '.join(close[:3])}?" if close else listed
+            message = f"unknown counter {name!r}{hint}"
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        # KeyError would print the repr of the message.
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[UnknownCounterError], tuple[str]]:
+        # Rebuilt from the name (args holds the message), e.g. when a worker process raises it.
+        return (type(self), (self.name,))
+
+
+class Counters(dict[str, float]):
+    """Counter values by name, in the registry's order. A plain ``dict`` (JSON-ready), except that
+    ``counters[name]`` on a name it lacks raises :class:`UnknownCounterError` naming close matches.
+
+    Examples
+    --------
+    >>> c = Counters({"waf": 1.5})
+    >>> c["waf"], c.get("map_hit_rate", 0.0)
+    (1.5, 0.0)
+    >>> c["wa"]
+    Traceback (most recent call last):
+    ...
+    ssdlab.counters.UnknownCounterError: unknown counter 'wa'; did you mean waf?
+    """
+
+    def __missing__(self, name: str) -> float:
+        raise UnknownCounterError(name)
+
+
+def info(name: str) -> CounterInfo:
+    """The registry entry of ``name``.
+
+    Examples
+    --------
+    >>> info("gc_page_moves").unit
+    '4 KiB pages'
+    """
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise UnknownCounterError(name) from None
+
+
+def delta(before: Mapping[str, float], after: Mapping[str, float]) -> Counters:
+    """What a drive did between two :meth:`ssdlab.Drive.counters` snapshots: totals subtract, levels are
+    the value at the end, derived counters (``waf``, ``map_hit_rate``, ``die_utilisation_mean``) are the
+    span's own.
+
+    Both snapshots must be whole (every counter that is not derived); a name the registry does not know is a
+    ``ValueError``. See the module's example.
+    """
+    return Counters(counter_delta(dict(before), dict(after)))
+
+
+def docs_markdown() -> str:
+    """``docs/counters.md``: the registry as a Markdown table (``make docs`` writes it with
+    ``scripts/counters_doc.py``; a test checks it is current).
+
+    Examples
+    --------
+    >>> docs_markdown().splitlines()[0]
+    '# Drive counters'
+    """
+    rows = "\n".join(f"| `{c.name}` | {c.unit} | {c.kind} | {c.description} |" for c in REGISTRY.values())
+    return f"""# Drive counters
+
+Generated from the engine's counter registry (`crates/ssdlab-core/src/stats/counters.rs`) by
+`scripts/counters_doc.py` (`make docs`); do not edit by hand.
+
+`Drive.counters()` gives each counter since the drive was made; `Result.counters` and
+`ssdlab.counters.delta(before, after)` give the change over a span. The kind decides what a span reports:
+a **total** the difference, a **level** its value at the end of the span, a **derived** counter its value
+recomputed from the span's counters (so `waf` is the span's write amplification). Reading a name that is not
+here is an error.
+
+| counter | unit | kind | meaning |
+|---|---|---|---|
+{rows}
+"""
