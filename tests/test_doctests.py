@@ -13,7 +13,7 @@ MODULES = [
     "ssdlab.errors",
     "ssdlab.workload",
     "ssdlab.presets",
-    "ssdlab.published",
+    "ssdlab.reference",
     "ssdlab.drive",
     "ssdlab.result",
     "ssdlab.suites.cdm",
