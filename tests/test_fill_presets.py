@@ -1,4 +1,4 @@
-"""The 128 GB client presets against their published whole-drive fill curves (:func:`ssdlab.reference.fill_curve`).
+"""The 128 GB client presets against their published whole-drive fill curves (``reference.fill_curve``).
 
 Each preset is built from hardware facts and family timings, with the SLC program time, the SLC cache size
 and the post-cache policy fitted to its curve (marked in the preset). For each, a full-size fill (~3 s, run

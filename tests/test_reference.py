@@ -57,9 +57,9 @@ def test_a_missing_file_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch, t
     monkeypatch.setattr(reference, "_folder", lambda: tmp_path)
     reference._parsed.cache_clear()
     try:
-        with pytest.raises(FileNotFoundError, match="starblaze.toml"):
+        with pytest.raises(FileNotFoundError, match=r"starblaze\.toml"):
             reference.db_test()
-        with pytest.raises(ValueError, match="broken.toml"):
+        with pytest.raises(ValueError, match=r"broken\.toml"):
             reference.figures("broken")
     finally:
         reference._parsed.cache_clear()

@@ -11,6 +11,7 @@ __all__ = [
     "SimulationError",
     "SsdlabError",
     "WorkloadError",
+    "resolve_drive_toml",
     "version",
 ]
 
@@ -32,6 +33,7 @@ class SimulationError(SsdlabError):
     """The simulation could not go on (e.g. the FTL ran out of space)."""
 
 def version() -> str: ...
+def resolve_drive_toml(text: str, origin: str, presets_dir: str) -> str: ...
 
 @final
 class NativeLatency:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -32,7 +33,7 @@ from rich.table import Table
 from ssdlab._core import ConfigError, SimulationError, SsdlabError, version
 from ssdlab.drive import Drive
 from ssdlab.errors import config_error, workload_error
-from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
+from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset, resolve_base
 from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
@@ -59,7 +60,12 @@ PresetOpt = Annotated[
     str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
 ]
 DriveOpt = Annotated[
-    Path | None, typer.Option("--drive", "-d", help="Drive TOML file (such as `ssdlab show` prints).")
+    Path | None,
+    typer.Option(
+        "--drive",
+        "-d",
+        help='Drive TOML file: complete (as `ssdlab show` prints), or `base = "PRESET"` and what differs.',
+    ),
 ]
 SetOpt = Annotated[
     list[str] | None,
@@ -81,7 +87,7 @@ def _drive(preset: str | None, drive_file: Path | None, overrides: list[str] | N
             text = drive_file.read_text(encoding="utf-8")
         except OSError as e:
             raise config_error("--drive", f"cannot read {str(drive_file)!r}: {e.strerror or e}", "") from None
-        return Drive.from_toml_str(text, set=overrides)
+        return Drive.from_toml_str(resolve_base(text, str(drive_file)), set=overrides)
     return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides)
 
 
@@ -106,12 +112,7 @@ def presets() -> None:
     """List the built-in drive presets."""
     t = Table("preset", "description")
     for name in list_presets():
-        description = ""
-        for line in read_preset(name).splitlines():
-            if line.startswith("description"):
-                description = line.partition("=")[2].strip().strip('"')
-                break
-        t.add_row(name, description)
+        t.add_row(name, str(tomllib.loads(read_preset(name)).get("description", "")))
     stdout.print(t)
 
 

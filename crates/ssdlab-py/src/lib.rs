@@ -15,6 +15,13 @@ fn version() -> &'static str {
     ssdlab_core::VERSION
 }
 
+/// A drive TOML with its `base = "..."` chain resolved against the presets folder: complete TOML.
+#[pyfunction]
+fn resolve_drive_toml(py: Python<'_>, text: &str, origin: &str, presets_dir: &str) -> PyResult<String> {
+    ssdlab_core::config::preset::resolve_toml(text, origin, std::path::Path::new(presets_dir))
+        .map_err(|e| errors::config_error(py, &e))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -23,6 +30,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WorkloadError", py.get_type::<errors::WorkloadError>())?;
     m.add("SimulationError", py.get_type::<errors::SimulationError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_drive_toml, m)?)?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<result::NativeResult>()?;
     m.add_class::<result::NativeLatency>()?;

@@ -2,10 +2,10 @@
 program/erase suspension.
 
 What the test is (../shared/BENCHMARKS.md, "The seeds' own methods"; figures in
-:func:`ssdlab.reference.db_test`, ``reference/starblaze.toml [db_test]``): fio random reads and writes mixed 2:1 and 5:4,
-1 and 2 threads, each at a fixed rate; average and maximum latency of reads and writes, once with the
-controller's program/erase suspension off and once on. The published table gives, per case, the read and
-write IOPS the jobs ran at; here each case runs at that total rate (split over the threads), with
+:func:`ssdlab.reference.db_test`, ``reference/starblaze.toml [db_test]``): fio random reads and writes mixed
+2:1 and 5:4, 1 and 2 threads, each at a fixed rate; average and maximum latency of reads and writes, once
+with the controller's program/erase suspension off and once on. The published table gives, per case, the
+read and write IOPS the jobs ran at; here each case runs at that total rate (split over the threads), with
 ``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %), 4 KiB blocks.
 
 Assumptions (the slides do not say): each job keeps up to ``iodepth`` = 8 IOs in flight so a slow read never
@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 from rich.table import Table
 
+from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab import reference
 from ssdlab.suites.cdm import run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
