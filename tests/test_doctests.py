@@ -16,6 +16,8 @@ MODULES = [
     "ssdlab.reference",
     "ssdlab.drive",
     "ssdlab.result",
+    "ssdlab.suites",
+    "ssdlab.suites._common",
     "ssdlab.suites.cdm",
     "ssdlab.report",
     "ssdlab.cli",

@@ -28,7 +28,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rich.table import Table
@@ -37,14 +37,12 @@ from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.suites.cdm import run_seed
+from ssdlab.suites import Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = ["DB_CASES", "DbCase", "DbmixResult", "DbmixRow", "run_dbmix"]
-
-#: ``progress(fraction_done, what_is_running)``.
-Progress = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)
@@ -294,3 +292,17 @@ def run_dbmix(
         rows=rows,
         config_toml=text,
     )
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> DbmixResult:
+    return run_dbmix(drive, runtime=o.duration or "60s", seed=o.seed, progress=progress)
+
+
+register(
+    Suite(
+        name="dbmix",
+        help="the Starblaze database mix, suspension off and on (--duration = each case's length)",
+        run=_suite_run,
+        options=frozenset({"duration"}),
+    )
+)

@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,8 +41,10 @@ from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import Progress, purge, write_span
+from ssdlab.precondition import purge, write_span
 from ssdlab.result import counter_delta
+from ssdlab.suites import ReportFigure, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, scaled
 from ssdlab.units import parse_size
 
 __all__ = [
@@ -395,14 +398,12 @@ class FillResult:
         return out
 
 
-def require_matplotlib(suite: str = "fill") -> None:
-    """Raise a :class:`ssdlab.WorkloadError` on ``plot`` unless a PNG can be written (fill, matplotlib)."""
-    if suite != "fill":
-        raise workload_error("plot", f"only the fill suite draws a plot (not {suite!r})", suite)
+def require_matplotlib() -> None:
+    """Raise a :class:`ssdlab.WorkloadError` on ``plot`` unless a PNG can be written (needs matplotlib)."""
     try:
         import matplotlib  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
     except ImportError:
-        raise workload_error("plot", "needs matplotlib (pip install matplotlib)", suite) from None
+        raise workload_error("plot", "needs matplotlib (pip install matplotlib)", "") from None
 
 
 def run_fill(
@@ -438,13 +439,8 @@ def run_fill(
         n = end - written
         t0 = drive.now_s
         base = written / cap
-        width = n / cap
-
-        def report(fraction: float, base: float = base, width: float = width, done: int = written) -> None:
-            if progress is not None:
-                progress(base + width * fraction, f"fill {(done + fraction * width * cap) / GB:.0f} GB")
-
-        write_span(drive, written, n, block, iodepth, seed=k, progress=report if progress else None)
+        report = scaled(progress, base, end / cap, f"fill {written / GB:.0f}-{end / GB:.0f} GB")
+        write_span(drive, written, n, block, iodepth, seed=k, progress=report)
         c = drive.counters()
         written = end
         points.append(
@@ -475,3 +471,34 @@ def run_fill(
         counters=counter_delta(start_counters, drive.counters()),
         config_toml=drive.config_toml(),
     )
+
+
+def report_figures(result: FillResult) -> list[ReportFigure]:
+    """The report's section for a fill: the curve and the SLC cache as :meth:`FillResult.plot` draws them."""
+    with tempfile.TemporaryDirectory(prefix="ssdlab-report-") as tmp:
+        png = result.plot(Path(tmp) / "fill.png").read_bytes()
+    return [
+        ReportFigure(
+            title="Fill curve",
+            png=png,
+            alt="Write MB/s per GB written against fill level, with the SLC cache size and use",
+            caption="Write throughput per GB written (left axis) and the SLC cache's size and use "
+            "(right axis).",
+        )
+    ]
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> FillResult:
+    return run_fill(drive, progress=progress)
+
+
+register(
+    Suite(
+        name="fill",
+        help="AnandTech whole-drive fill (write speed from erased to full, against the published curve)",
+        run=_suite_run,
+        figures=report_figures,
+        plot=FillResult.plot,
+        plot_check=require_matplotlib,
+    )
+)
