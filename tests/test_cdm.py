@@ -75,6 +75,31 @@ def test_same_seed_same_grid_and_seed_matters() -> None:
     assert grid(1) != grid(2)
 
 
+def test_each_of_the_five_runs_draws_its_own_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "Best of 5" is the best of five different runs: every run has its own seed (from the root seed and
+    its place), so a random test's five figures differ, and the suite stays a function of its seed."""
+    seeds: list[int] = []
+    real_run = Drive.run
+
+    def run(self: Drive, w: ssdlab.Workload, progress: object = None) -> ssdlab.Result:
+        seeds.append(w.seed)
+        return real_run(self, w, progress)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Drive, "run", run)
+
+    def suite(seed: int) -> ssdlab.suites.CdmResult:
+        drive = Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+        opts = {**FAST, "runs": 5}
+        return run_cdm(drive, version="8", seed=seed, **opts)  # type: ignore[arg-type]
+
+    first = suite(7)
+    assert len(seeds) == len(set(seeds)) == 1 + len(first.rows) * 6  # test file, then warm-up + 5 per row
+    rnd = first.row("RND4K Q32T1", "read")
+    assert len(set(rnd.runs_mbps)) > 1, rnd.runs_mbps
+    assert suite(7).to_dict()["rows"] == first.to_dict()["rows"]
+    assert suite(8).row("RND4K Q32T1", "read").runs_mbps != rnd.runs_mbps
+
+
 def test_progress_goes_from_0_to_1() -> None:
     seen: list[tuple[float, str]] = []
     drive = Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})

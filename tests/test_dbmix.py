@@ -7,7 +7,8 @@ import tomllib
 import pytest
 
 import ssdlab
-from ssdlab.suites.dbmix import DB_CASES, published_db_test, run_dbmix
+from ssdlab import reference
+from ssdlab.suites.dbmix import DB_CASES, run_dbmix
 
 #: enterprise-tlc's dies and timings, 64 blocks per plane: small enough to reach GC in seconds.
 SMALL_ENTERPRISE = {"nand.blocks_per_plane": 64, "ftl.user_capacity_gb": 36}
@@ -56,10 +57,11 @@ def test_table_and_json(res: ssdlab.suites.dbmix.DbmixResult) -> None:
     assert res.table().row_count == 4
 
 
-def test_published_table_is_read_when_present() -> None:
-    pub = published_db_test()
-    assert pub is not None, "../shared/calibration/published.toml must be beside the repository (as in CI)"
-    assert pub[("2r1w_1thread", "read")]["IOPS"] == 5803
+def test_cases_run_at_the_published_rates() -> None:
+    pub = reference.db_test()
+    for case in DB_CASES:
+        read, write = pub[(case.name, "read")], pub[(case.name, "write")]
+        assert case.total_iops == read["IOPS"] + write["IOPS"], case.name
 
 
 def test_unknown_case_is_a_workload_error() -> None:
@@ -72,8 +74,7 @@ def test_unknown_case_is_a_workload_error() -> None:
 def test_full_size_worst_reads_match_published() -> None:
     """The full 960 GB drive, one case for 15 s (~1 min): the worst read without suspension waits for an
     erase (published ~10 ms), with it for an erase suspension (~2 ms, the fitted ``tSUSP_erase_us``)."""
-    pub = published_db_test()
-    assert pub is not None, "../shared/calibration/published.toml must be beside the repository (as in CI)"
+    pub = reference.db_test()
     res = run_dbmix(ssdlab.Drive.from_preset("enterprise-tlc"), runtime="15s", cases=["2r1w_1thread"])
     p = pub[("2r1w_1thread", "read")]
     off, on = res.row("2r1w_1thread", False), res.row("2r1w_1thread", True)

@@ -17,7 +17,6 @@ from ssdlab.suites.fill import (
     FillPoint,
     compare_fill_curve,
     detect_levels,
-    load_published_fill_curve,
     run_fill,
 )
 
@@ -106,19 +105,6 @@ def test_detect_levels_and_compare_by_hand() -> None:
     assert [c.ok for c in checks] == [True, False, False]
     assert compare_fill_curve(pts, [[0.0, 0.5, 950, 1000]], tolerance=0.0)[0].ok
     assert not compare_fill_curve(pts, [[0.9, 0.95, 1, 1e9]])[0].ok  # no point in the segment
-
-
-def test_load_published_fill_curve(tmp_path: Path) -> None:
-    path = tmp_path / "published.toml"
-    path.write_text(
-        "[bg4_128gb]\nfill_curve = [[0.0, 0.14, 700, 756], [0.14, 0.30, 200, 210]]\n[other]\nx = 1\n"
-    )
-    assert load_published_fill_curve(path, "bg4-128gb") == [
-        [0.0, 0.14, 700.0, 756.0],
-        [0.14, 0.3, 200.0, 210.0],
-    ]
-    with pytest.raises(KeyError):
-        load_published_fill_curve(path, "other")
 
 
 def test_fill_result_json_and_tables(filled: tuple[ssdlab.Drive, fill.FillResult]) -> None:

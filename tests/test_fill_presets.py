@@ -1,4 +1,4 @@
-"""The 128 GB client presets against their published whole-drive fill curves (published.toml ``fill_curve``).
+"""The 128 GB client presets against their published whole-drive fill curves (``reference.fill_curve``).
 
 Each preset is built from hardware facts and family timings, with the SLC program time, the SLC cache size
 and the post-cache policy fitted to its curve (marked in the preset). For each, a full-size fill (~3 s, run
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import ssdlab
-from ssdlab.published import PUBLISHED, fill_curve
+from ssdlab.reference import fill_curve
 from ssdlab.suites.fill import FillLevel, FillResult, SegmentCheck, run_fill
 
 pytestmark = pytest.mark.slow
@@ -55,7 +55,6 @@ class Filled:
         return (self.slc_cache["static_gb"] * GB + k * self.cap) / (1 + k) / self.cap
 
     def checks(self, name: str) -> list[SegmentCheck]:
-        assert PUBLISHED.is_file(), f"{PUBLISHED} must be beside the repository (as in CI)"
         curve = fill_curve(name)
         assert curve is not None
         return self.res.compare(curve)

@@ -1,16 +1,23 @@
 """Presets of one family share its controller, firmware and NAND-generation parameters: a member differs from
 another only in what its hardware changes (capacity, die count and size, link, HMB size). So a value fitted
 on one member (bg4-128gb's SLC cache and fold policy) is the family's, and the out-of-sample members
-(bg4-256gb, bg3-512gb) carry nothing fitted to their own results."""
+(bg4-256gb, bg3-512gb) carry nothing fitted to their own results.
+
+The files say so by inheritance: ``base = "bg4"`` names ``presets/families/bg4.toml`` and the preset gives
+only its own keys; the chain resolves (tables merged key by key, the child winning) to the complete config."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ssdlab.presets import preset_path
+import ssdlab
+from ssdlab.presets import list_presets, preset_source, read_preset, resolve_base
 
 NAMES = {"name", "description"}
 GEOMETRY = {"ftl.user_capacity_gb", "nand.dies_per_channel", "nand.blocks_per_plane"}
@@ -27,7 +34,7 @@ def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def differing(a: str, b: str) -> set[str]:
-    pa, pb = (flat(tomllib.loads(preset_path(n).read_text(encoding="utf-8"))) for n in (a, b))
+    pa, pb = (flat(tomllib.loads(read_preset(n))) for n in (a, b))
     assert pa.keys() == pb.keys()
     return {k for k in pa if pa[k] != pb[k]}
 
@@ -53,3 +60,81 @@ def differing(a: str, b: str) -> set[str]:
 def test_bg_family_members_differ_from_bg4_128gb_only_in_hardware(member: str, allowed: set[str]) -> None:
     extra = differing("bg4-128gb", member) - allowed
     assert not extra, f"{member} departs from the BG family in {sorted(extra)}"
+
+
+@pytest.mark.parametrize("name", list_presets())
+def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
+    # Every key comes from the files (no default filled in by the engine), with the value the drive runs with.
+    resolved = tomllib.loads(read_preset(name))
+    assert "base" not in resolved
+    assert resolved == tomllib.loads(ssdlab.Drive.from_preset(name).config_toml())
+
+
+@pytest.mark.parametrize(
+    ("member", "base", "own_keys"),
+    [
+        ("bg4-128gb", "bg4", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg4-256gb", "bg4", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg3-512gb", "bg3", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        (
+            "bg4-1tb",
+            "bg4",
+            {
+                "ftl.user_capacity_gb",
+                "nand.dies_per_channel",
+                "nand.blocks_per_plane",
+                "nand.slc_tPROG_us",
+                "ftl.slc_cache.fold_whole_blocks_above_fill",
+            },
+        ),
+        ("v300s-120gb", "v300", {"nand.bus_mts", "nand.bus_mode"}),
+        ("v300a-120gb", "v300", {"nand.bus_mts", "nand.bus_mode"}),
+    ],
+)
+def test_family_members_write_only_their_hardware(member: str, base: str, own_keys: set[str]) -> None:
+    own = flat(tomllib.loads(preset_source(member)))
+    assert own.pop("base") == base
+    assert set(own) == NAMES | own_keys
+
+
+def test_show_prints_the_resolved_toml_that_loads_back() -> None:
+    exe = Path(sys.executable).parent / "ssdlab"
+    out = subprocess.run([exe, "show", "bg4-256gb"], capture_output=True, text=True, timeout=60, check=True)
+    assert "base" not in tomllib.loads(out.stdout)
+    assert tomllib.loads(out.stdout) == tomllib.loads(read_preset("bg4-256gb"))
+    assert ssdlab.Drive.from_toml_str(out.stdout).config_toml() == out.stdout
+
+
+def test_a_drive_file_may_inherit_from_a_preset(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.toml"
+    mine.write_text('base = "bg4-256gb"\nname = "mine"\n[nand]\ntR_us = [60.0]\n', encoding="utf-8")
+    cfg = tomllib.loads(resolve_base(mine.read_text(encoding="utf-8"), str(mine)))
+    expected = tomllib.loads(read_preset("bg4-256gb"))
+    expected["name"], expected["nand"]["tR_us"] = "mine", [60.0]
+    assert cfg == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('base = "bg5"\nname = "x"\n', 'mine.toml: unknown base "bg5"'),
+        ("base = 4\n", "mine.toml: must be the name of a family or preset"),
+    ],
+)
+def test_a_bad_base_is_a_config_error_naming_the_file(text: str, message: str) -> None:
+    with pytest.raises(ssdlab.ConfigError) as e:
+        resolve_base(text, "mine.toml")
+    assert e.value.problems[0]["path"] == "base"
+    assert message in e.value.problems[0]["message"]
+
+
+def test_cli_drive_file_with_an_unknown_base_is_one_line(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.toml"
+    mine.write_text('base = "bg5"\n', encoding="utf-8")
+    exe = Path(sys.executable).parent / "ssdlab"
+    out = subprocess.run(
+        [exe, "run", "--drive", str(mine), "--suite", "fill"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: base: ") and "mine.toml: unknown base" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

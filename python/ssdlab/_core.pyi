@@ -20,6 +20,7 @@ __all__ = [
     "WorkloadError",
     "counter_delta",
     "counter_registry",
+    "resolve_drive_toml",
     "version",
 ]
 
@@ -29,6 +30,8 @@ def counter_registry() -> list[tuple[str, str, str, str]]:
 
 def counter_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     """What happened between two ``NativeDrive.counters()`` snapshots, following each counter's kind."""
+
+def resolve_drive_toml(text: str, origin: str, presets_dir: str) -> str: ...
 
 @final
 class NativeLatency:

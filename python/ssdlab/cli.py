@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -45,10 +46,8 @@ from ssdlab.errors import (
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
-from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, run_cdm
-from ssdlab.suites.dbmix import DbmixResult, run_dbmix
-from ssdlab.suites.fill import FillResult, require_matplotlib, run_fill
-from ssdlab.suites.snia import SniaIopsResult, run_snia_iops
+from ssdlab.suites import SuiteOptions, registry
+from ssdlab.suites import get as get_suite
 from ssdlab.workload import RW_NAMES, Workload
 
 __all__ = ["app", "main"]
@@ -61,15 +60,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: ``--suite`` names: ``cdm`` is CrystalDiskMark 8, the current version; ``fill`` the AnandTech whole-drive
-#: fill; ``snia-iops`` the SNIA PTS IOPS test's steady state (4 KiB random-write tracking variable).
-SUITES = {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}, "fill": "", "snia-iops": "", "dbmix": ""}
-
 PresetOpt = Annotated[
     str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
 ]
 DriveOpt = Annotated[
-    Path | None, typer.Option("--drive", "-d", help="Drive TOML file (such as `ssdlab show` prints).")
+    Path | None,
+    typer.Option(
+        "--drive",
+        "-d",
+        help='Drive TOML file: complete (as `ssdlab show` prints), or `base = "PRESET"` and what differs.',
+    ),
 ]
 SetOpt = Annotated[
     list[str] | None,
@@ -126,12 +126,7 @@ def presets() -> None:
     """List the built-in drive presets."""
     t = Table("preset", "description")
     for name in list_presets():
-        description = ""
-        for line in read_preset(name).splitlines():
-            if line.startswith("description"):
-                description = line.partition("=")[2].strip().strip('"')
-                break
-        t.add_row(name, description)
+        t.add_row(name, str(tomllib.loads(read_preset(name)).get("description", "")))
     stdout.print(t)
 
 
@@ -146,23 +141,30 @@ def show(
     print(_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
 
 
+def _suites_help() -> str:
+    return "; ".join(f"{name}: {s.help}" for name, s in registry().items())
+
+
 @app.command()
 def run(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
     set_: SetOpt = None,
     scale_capacity_gb: ScaleOpt = None,
-    suite: Annotated[
-        str, typer.Option(help=f"{', '.join(SUITES)} (cdm = CrystalDiskMark 8, fill = whole-drive fill).")
-    ] = "cdm",
+    suite: Annotated[str, typer.Option(help=_suites_help())] = "cdm",
     test_size: Annotated[
-        str | None, typer.Option(help="Test file size (default: 1g; 1000m for cdm6).")
+        str | None, typer.Option(help="cdm: test file size (default 1g; 1000m for cdm6).")
     ] = None,
-    runs: Annotated[int, typer.Option(help="Measured runs per test, after one warm-up.")] = 5,
+    runs: Annotated[
+        int | None, typer.Option(help="cdm: measured runs per test, after one warm-up (5).")
+    ] = None,
     duration: Annotated[
-        str | None, typer.Option(help="Simulated length of a run (cdm: 5s) or a round (snia-iops: 60s).")
+        str | None,
+        typer.Option(
+            help="Simulated length of a run (cdm: 5s), a round (snia-iops: 60s), a case (dbmix: 60s)."
+        ),
     ] = None,
-    interval: Annotated[str, typer.Option(help="Simulated idle time between tests.")] = "5s",
+    interval: Annotated[str | None, typer.Option(help="cdm: simulated idle time between tests (5s).")] = None,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
@@ -171,38 +173,25 @@ def run(
     """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state, the Starblaze
     database mix) and print its results, the published figures beside them where there are any, and the
     drive's internal counters; write the full result as JSON and an HTML report of it into --out."""
-    if suite not in SUITES:
-        raise workload_error("suite", f"unknown suite {suite!r}; use one of {', '.join(SUITES)}", suite)
+    s = get_suite(suite)
+    options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
+    s.check(options)
     if plot is not None:
-        require_matplotlib(suite)
+        if s.plot is None:
+            raise workload_error("plot", f"suite {suite} draws no plot", suite)
+        if s.plot_check is not None:
+            s.plot_check()
     drive = _drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{suite} on {drive.name}") as progress:
-        res: CdmResult | FillResult | SniaIopsResult | DbmixResult
-        if suite == "fill":
-            res = run_fill(drive, progress=progress)
-        elif suite == "dbmix":
-            res = run_dbmix(drive, runtime=duration or "60s", seed=seed, progress=progress)
-        elif suite == "snia-iops":
-            res = run_snia_iops(drive, round_time=duration or "60s", seed=seed, progress=progress)
-        else:
-            res = run_cdm(
-                drive,
-                version=SUITES[suite],
-                test_size=test_size,
-                runs=runs,
-                duration=duration or "5s",
-                interval=interval,
-                seed=seed,
-                progress=progress,
-            )
+        res = s.run(drive, options, progress)
     created = datetime.now(UTC)
     doc = {"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()}
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     html = write_report(res, path.with_suffix(".html"), created=created)
-    if plot is not None and isinstance(res, FillResult):
-        (stderr if json_ else stdout).print(f"wrote {res.plot(plot)}")
+    if plot is not None and s.plot is not None:
+        (stderr if json_ else stdout).print(f"wrote {s.plot(res, plot)}")
     if json_:
         print(json.dumps(doc, indent=2))
         stderr.print(f"wrote {path}")

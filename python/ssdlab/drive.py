@@ -14,7 +14,7 @@ from typing import NamedTuple
 from ssdlab._core import NativeDrive
 from ssdlab.counters import Counters
 from ssdlab.errors import ConfigError, config_error, workload_error
-from ssdlab.presets import read_preset
+from ssdlab.presets import read_preset, resolve_base
 from ssdlab.result import Result
 from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
@@ -85,7 +85,7 @@ def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
 
     Examples
     --------
-    >>> from ssdlab.presets import read_preset
+    >>> from ssdlab.presets import read_preset, resolve_base
     >>> scale_capacity(read_preset("bg4-1tb"), 128)
     [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '233'), ('ftl.slc_cache.static_gb', '0.125')]
     """
@@ -189,11 +189,13 @@ class Drive:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as e:
             raise config_error(str(path), f"cannot read the drive file: {e.strerror or e}", "") from None
+        text = resolve_base(text, str(path))
         return cls(_native(text, _scaled(text, capacity_gb, set), str(path)))
 
     @classmethod
     def from_toml_str(cls, text: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
-        """A drive described by TOML text."""
+        """A drive described by TOML text (it may start from a preset or family: ``base = "bg4-1tb"``)."""
+        text = resolve_base(text, "<text>")
         return cls(NativeDrive(text, _scaled(text, capacity_gb, set)))
 
     @property

@@ -32,6 +32,7 @@ from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
+from ssdlab.suites._common import Progress, scaled
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
@@ -49,9 +50,6 @@ __all__ = [
     "trim_all",
     "write_span",
 ]
-
-#: ``progress(fraction_done, what_is_running)``, as in :mod:`ssdlab.suites.cdm`.
-Progress = Callable[[float, str], None]
 
 #: The engine's logical page: offsets and lengths of host IO are multiples of it.
 PAGE = 4096
@@ -83,20 +81,6 @@ class Phase:
             "mbps": self.mbps,
             "counters": self.counters,
         }
-
-
-def _scaled(
-    progress: Progress | None, start: float, width: float, what: str
-) -> Callable[[float], None] | None:
-    """A native progress callback for one run, mapped onto ``[start, start + width]`` of a step."""
-    if progress is None:
-        return None
-    cb = progress
-
-    def report(fraction: float) -> None:
-        cb(start + width * fraction, what)
-
-    return report
 
 
 def write_span(
@@ -205,7 +189,13 @@ def sequential_fill(
     for i in range(times):
         what = f"sequential fill {i + 1}/{times}"
         write_span(
-            drive, 0, cap, block, iodepth, seed=i + 1, progress=_scaled(progress, i / times, 1 / times, what)
+            drive,
+            0,
+            cap,
+            block,
+            iodepth,
+            seed=i + 1,
+            progress=scaled(progress, i / times, (i + 1) / times, what),
         )
     if progress is not None:
         progress(1.0, "sequential fill")
@@ -240,7 +230,7 @@ def random_fragment(
         raise workload_error("bytes", f"must be at least one block of {block} bytes", bytes)
     before, t0 = drive.counters(), drive.now_s
     w = Workload(rw="randwrite", bs=block, iodepth=iodepth, io_size=amount, seed=seed)
-    drive.run(w, _scaled(progress, 0.0, 1.0, "random fragmentation"))
+    drive.run(w, scaled(progress, 0.0, 1.0, "random fragmentation"))
     if progress is not None:
         progress(1.0, "random fragmentation")
     return Phase(f"random {bs} x {amount}", amount, drive.now_s - t0, counter_delta(before, drive.counters()))

@@ -9,8 +9,8 @@ use std::time::Instant;
 const SEC: u64 = 1_000_000_000;
 
 fn drive(overrides: &[(&str, &str)]) -> Drive {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/presets/bg4-1tb.toml");
-    let text = std::fs::read_to_string(path).expect("preset");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/presets");
+    let text = ssdlab_core::config::preset::resolve_preset(dir.as_ref(), "bg4-1tb").expect("preset");
     let o: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Drive::new(DriveConfig::from_toml_str(&text, &o).expect("config")).expect("drive")
 }

@@ -16,6 +16,13 @@ fn version() -> &'static str {
     ssdlab_core::VERSION
 }
 
+/// A drive TOML with its `base = "..."` chain resolved against the presets folder: complete TOML.
+#[pyfunction]
+fn resolve_drive_toml(py: Python<'_>, text: &str, origin: &str, presets_dir: &str) -> PyResult<String> {
+    ssdlab_core::config::preset::resolve_toml(text, origin, std::path::Path::new(presets_dir))
+        .map_err(|e| errors::config_error(py, &e))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -29,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(counters::counter_registry, m)?)?;
     m.add_function(wrap_pyfunction!(counters::counter_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_drive_toml, m)?)?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<result::NativeResult>()?;
     m.add_class::<result::NativeLatency>()?;

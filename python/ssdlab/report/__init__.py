@@ -1,9 +1,10 @@
 """The HTML report of a suite run: one self-contained file a review would show.
 
-The report carries the run's title (suite, preset, seed, ssdlab version, date), every table the suite
-prints (each rich :class:`~rich.table.Table` becomes an HTML table with the same columns and cell text, its
-title the caption), the fill curve as an inline PNG for the fill suite, the drive's counters when the result
-carries them, and the drive's full config TOML. No external assets: CSS is inline, images are ``data:`` URIs,
+The report carries the run's title (suite, preset, seed, ssdlab version, date), the suite's own figures
+(its registered report section, :attr:`ssdlab.suites.Suite.figures`: the fill curve for the fill suite) as
+inline PNGs, every table the suite prints (each rich :class:`~rich.table.Table` becomes an HTML table with
+the same columns and cell text, its title the caption), the drive's counters when the result carries them,
+and the drive's full config TOML. No external assets: CSS is inline, images are ``data:`` URIs,
 so the file can be mailed, archived or opened offline. The page is a jinja2 template shipped in this package
 (``template.html.j2``).
 
@@ -27,7 +28,6 @@ from __future__ import annotations
 import base64
 import functools
 import math
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,16 +40,11 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ssdlab import suites
 from ssdlab.counters import REGISTRY, info
-from ssdlab.suites.cdm import CdmResult
-from ssdlab.suites.dbmix import DbmixResult
-from ssdlab.suites.fill import FillResult
-from ssdlab.suites.snia import SniaIopsResult
+from ssdlab.suites import SuiteResult
 
 __all__ = ["HtmlTable", "SuiteResult", "counters_table", "html_table", "render_report", "write_report"]
-
-#: What ``ssdlab run`` produces, one type per suite.
-SuiteResult = CdmResult | FillResult | SniaIopsResult | DbmixResult
 
 TEMPLATE = "template.html.j2"
 
@@ -152,10 +147,14 @@ def counters_table(
 _ORDER = {name: i for i, name in enumerate(REGISTRY)}
 
 
-def fill_plot_png(result: FillResult) -> bytes:
-    """The fill curve as :meth:`FillResult.plot` draws it, as PNG bytes."""
-    with tempfile.TemporaryDirectory(prefix="ssdlab-report-") as tmp:
-        return result.plot(Path(tmp) / "fill.png").read_bytes()
+@dataclass(frozen=True)
+class HtmlFigure:
+    """A suite's figure as the template shows it: the PNG as base64."""
+
+    title: str
+    png_base64: str
+    alt: str
+    caption: str
 
 
 @functools.cache
@@ -173,7 +172,11 @@ def render_report(result: SuiteResult, created: datetime | None = None) -> str:
     doc = result.to_dict()
     seed = doc.get("seed")
     counters = getattr(result, "counters", None)
-    plot = fill_plot_png(result) if isinstance(result, FillResult) else None
+    suite = suites.get(str(doc["suite"]))
+    figures = [
+        HtmlFigure(f.title, base64.b64encode(f.png).decode("ascii"), f.alt, f.caption)
+        for f in (suite.figures(result) if suite.figures is not None else [])
+    ]
     return _template().render(
         suite=str(doc["suite"]),
         preset=str(doc["preset"]),
@@ -182,7 +185,7 @@ def render_report(result: SuiteResult, created: datetime | None = None) -> str:
         created_iso=created.isoformat(timespec="seconds"),
         created=created.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
         tables=[html_table(t) for t in result.tables()],
-        plot_png_base64=None if plot is None else base64.b64encode(plot).decode("ascii"),
+        figures=figures,
         counters=None if not counters else html_table(counters_table(counters, describe=True)),
         config_toml=str(doc["config_toml"]),
     )
@@ -194,7 +197,7 @@ def write_report(result: SuiteResult, path: str | Path, created: datetime | None
     Parameters
     ----------
     result
-        What a suite returned (:func:`ssdlab.suites.run_cdm`, ``run_fill``, ``run_snia_iops``, ``run_dbmix``).
+        What a suite returned (any registered suite: :func:`ssdlab.suites.registry`).
     path
         The ``.html`` file to write; ``ssdlab run`` puts it beside the run's JSON, with the same name.
     created

@@ -1,8 +1,35 @@
-"""Reviewer benchmark suites, each a Python procedure over one :class:`ssdlab.Drive`."""
+"""Reviewer benchmark suites, each a Python procedure over one :class:`ssdlab.Drive`, and their registry.
 
-from ssdlab.suites.cdm import CDM_VERSIONS, CdmResult, CdmRow, CdmTest, run_cdm
-from ssdlab.suites.fill import FillResult, compare_fill_curve, run_fill
-from ssdlab.suites.snia import SniaIopsResult, run_snia_iops
+A suite is one module in this package that calls :func:`register` with a :class:`Suite`: its ``--suite``
+name, a line of help, the ``ssdlab run`` options it reads, how to run it, and what the HTML report shows
+beyond its tables. ``ssdlab run`` and the report read the registry, so adding a suite is adding its module
+(and its tests); nothing else names it. Helpers the suites share are in ``ssdlab.suites._common``.
+
+Examples
+--------
+>>> from ssdlab import suites
+>>> {"cdm", "fill", "snia-iops", "dbmix"} <= set(suites.registry())
+True
+>>> sorted(suites.get("cdm6").options)
+['duration', 'interval', 'runs', 'test_size']
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ssdlab.errors import workload_error
+from ssdlab.suites._common import Progress
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ssdlab.drive import Drive
 
 __all__ = [
     "CDM_VERSIONS",
@@ -10,9 +37,131 @@ __all__ = [
     "CdmRow",
     "CdmTest",
     "FillResult",
+    "ReportFigure",
     "SniaIopsResult",
+    "Suite",
+    "SuiteOptions",
+    "SuiteResult",
     "compare_fill_curve",
+    "get",
+    "register",
+    "registry",
     "run_cdm",
     "run_fill",
     "run_snia_iops",
 ]
+
+
+class SuiteResult(Protocol):
+    """What a suite returns: JSON-ready (with ``suite``, ``preset``, ``ssdlab_version``, ``config_toml``) and
+    the tables ``ssdlab run`` prints (the report shows them too)."""
+
+    def to_dict(self) -> dict[str, object]: ...
+
+    def tables(self) -> list[Table]: ...
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    """The ``ssdlab run`` options a suite may read; None leaves the suite's own default."""
+
+    test_size: str | None = None
+    runs: int | None = None
+    duration: str | None = None
+    interval: str | None = None
+    seed: int = 1
+
+    def given(self) -> set[str]:
+        """The options set (seed aside: every suite takes it, as a root seed or not at all)."""
+        return {k for k in ("test_size", "runs", "duration", "interval") if getattr(self, k) is not None}
+
+
+@dataclass(frozen=True)
+class ReportFigure:
+    """An image the HTML report shows above the tables."""
+
+    title: str
+    png: bytes
+    alt: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One ``--suite``: what it is called, what it reads, how it runs and what its report adds."""
+
+    name: str
+    help: str
+    #: ``run(drive, options, progress)``; the drive is changed as the suite's own function says.
+    run: Callable[[Drive, SuiteOptions, Progress | None], SuiteResult]
+    #: The :class:`SuiteOptions` fields (besides ``seed``) the suite reads; others are refused.
+    options: frozenset[str] = frozenset()
+    #: The report's figures for a result of this suite (its own report section), if any.
+    figures: Callable[[Any], list[ReportFigure]] | None = None
+    #: ``plot(result, path)``: write a PNG for ``ssdlab run --plot``, if the suite draws one.
+    plot: Callable[[Any, Path], Path] | None = None
+    #: Raises if ``plot`` cannot run here (a missing library), before the suite runs for minutes.
+    plot_check: Callable[[], None] | None = None
+
+    def check(self, options: SuiteOptions) -> None:
+        """A :class:`ssdlab.WorkloadError` naming an option this suite does not read."""
+        extra = sorted(options.given() - self.options)
+        if extra:
+            takes = ", ".join(f"--{o.replace('_', '-')}" for o in sorted(self.options)) or "none"
+            raise workload_error(
+                extra[0], f"suite {self.name} does not take this option (its options: {takes})", extra[0]
+            )
+
+
+_REGISTRY: dict[str, Suite] = {}
+_loaded = False
+
+
+def register(suite: Suite) -> Suite:
+    """Add ``suite`` (each suite module calls this once per name it answers to); a name taken twice is an
+    error."""
+    if suite.name in _REGISTRY and _REGISTRY[suite.name] is not suite:
+        raise ValueError(f"suite name {suite.name!r} is registered twice")
+    _REGISTRY[suite.name] = suite
+    return suite
+
+
+def registry() -> dict[str, Suite]:
+    """Every suite by name, after importing each module of this package (each registers itself)."""
+    global _loaded
+    if not _loaded:
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{__name__}.{info.name}")
+        _loaded = True
+    return dict(_REGISTRY)
+
+
+def get(name: str) -> Suite:
+    """The suite called ``name``; a :class:`ssdlab.WorkloadError` listing the names if there is none."""
+    suites = registry()
+    if name not in suites:
+        raise workload_error("suite", f"unknown suite {name!r}; use one of {', '.join(suites)}", name)
+    return suites[name]
+
+
+# The suites' main names, importable from here; loaded on first use so that ssdlab.precondition (which the
+# suites build on) can import ssdlab.suites._common without importing every suite first.
+_EXPORTS = {
+    "CDM_VERSIONS": "cdm",
+    "CdmResult": "cdm",
+    "CdmRow": "cdm",
+    "CdmTest": "cdm",
+    "run_cdm": "cdm",
+    "FillResult": "fill",
+    "compare_fill_curve": "fill",
+    "run_fill": "fill",
+    "SniaIopsResult": "snia",
+    "run_snia_iops": "snia",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

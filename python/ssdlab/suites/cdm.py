@@ -16,8 +16,11 @@ procedure, ``DiskMarkDlg.cpp`` for the default rows of each version) and ../shar
   latency kept (7.x/8.x) is the **lowest** per-run mean latency among runs that moved data.
 - Units: MB/s decimal; IOPS = MB/s x 10^6 / block size; latency in microseconds.
 
-Every run gets its own seed, derived from the suite seed and the run's place in the suite, so a suite is a
-pure function of (drive state, options, seed).
+Every run (the warm-up and each of the measured runs of every test) draws its own random stream: its seed is
+derived from the suite's root seed and the run's place in the suite (test, direction, run index;
+:func:`ssdlab.suites._common.run_seed`), so "best of 5" is the best of five different runs and a suite is a
+pure function of (drive state, options, seed). Runs with no randomness to draw (sequential, or random at QD1
+with every map page cached) still give five equal figures: the model has no run-to-run noise besides it.
 
 Examples
 --------
@@ -34,7 +37,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -45,6 +47,8 @@ from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
+from ssdlab.suites import Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, run_seed, scaled
 from ssdlab.units import format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -103,9 +107,6 @@ CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
 
 #: Default test file size per version: 6.x offered "1000 MiB" by default, 7.x and 8.x 1 GiB.
 DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
-
-#: ``progress(fraction_done, what_is_running)``.
-Progress = Callable[[float, str], None]
 
 
 @dataclass
@@ -257,19 +258,6 @@ def _rw(test: CdmTest, direction: str) -> str:
     return ("rand" if test.random else "") + direction
 
 
-def run_seed(suite_seed: int, *parts: object) -> int:
-    """A run's seed from the suite seed and its place in the suite; stable across Python versions.
-
-    Examples
-    --------
-    >>> run_seed(1, "RND4K Q32T1", "read", 2) == run_seed(1, "RND4K Q32T1", "read", 2)
-    True
-    >>> run_seed(1, "RND4K Q32T1", "read", 2) != run_seed(2, "RND4K Q32T1", "read", 2)
-    True
-    """
-    # hash() is salted per process; blake2b is not.
-    key = "/".join(str(p) for p in (suite_seed, *parts)).encode()
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
 
 def run_cdm(
@@ -333,14 +321,9 @@ def run_cdm(
 
     def step(label: str) -> Callable[[float], None] | None:
         # One native progress callback per run, mapped onto the whole suite.
-        if progress is None:
-            return None
-        cb, start = progress, done
-
-        def report(fraction: float) -> None:
-            cb((start + fraction) / total, label)
-
-        report(0.0)
+        report = scaled(progress, done / total, (done + 1) / total, label)
+        if report is not None:
+            report(0.0)
         return report
 
     before = drive.counters()
@@ -399,4 +382,32 @@ def run_cdm(
         rows=rows,
         prepare_counters=prepare,
         config_toml=drive.config_toml(),
+    )
+
+
+def _suite_run(version: str) -> Callable[[Drive, SuiteOptions, Progress | None], CdmResult]:
+    def run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> CdmResult:
+        return run_cdm(
+            drive,
+            version=version,
+            test_size=o.test_size,
+            runs=5 if o.runs is None else o.runs,
+            duration=o.duration or "5s",
+            interval=o.interval or "5s",
+            seed=o.seed,
+            progress=progress,
+        )
+
+    return run
+
+
+# ``cdm`` is CrystalDiskMark 8, the current version; ``cdm6`` ... ``cdm8-nvme`` each version's default grid.
+for _name, _version in {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}}.items():
+    register(
+        Suite(
+            name=_name,
+            help=f"CrystalDiskMark {_version}" + (" (the current version)" if _name == "cdm" else ""),
+            run=_suite_run(_version),
+            options=frozenset({"test_size", "runs", "duration", "interval"}),
+        )
     )

@@ -2,10 +2,10 @@
 program/erase suspension.
 
 What the test is (../shared/BENCHMARKS.md, "The seeds' own methods"; figures in
-../shared/calibration/published.toml ``[starblaze] db_test``): fio random reads and writes mixed 2:1 and 5:4,
-1 and 2 threads, each at a fixed rate; average and maximum latency of reads and writes, once with the
-controller's program/erase suspension off and once on. The published table gives, per case, the read and
-write IOPS the jobs ran at; here each case runs at that total rate (split over the threads), with
+:func:`ssdlab.reference.db_test`, ``reference/starblaze.toml [db_test]``): fio random reads and writes mixed
+2:1 and 5:4, 1 and 2 threads, each at a fixed rate; average and maximum latency of reads and writes, once
+with the controller's program/erase suspension off and once on. The published table gives, per case, the
+read and write IOPS the jobs ran at; here each case runs at that total rate (split over the threads), with
 ``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %), 4 KiB blocks.
 
 Assumptions (the slides do not say): each job keeps up to ``iodepth`` = 8 IOs in flight so a slow read never
@@ -28,25 +28,22 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rich.table import Table
 
+from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters, delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.published import PUBLISHED, entry
-from ssdlab.suites.cdm import run_seed
+from ssdlab.suites import Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["DB_CASES", "DbCase", "DbmixResult", "DbmixRow", "published_db_test", "run_dbmix"]
-
-#: ``progress(fraction_done, what_is_running)``.
-Progress = Callable[[float, str], None]
+__all__ = ["DB_CASES", "DbCase", "DbmixResult", "DbmixRow", "run_dbmix"]
 
 
 @dataclass(frozen=True)
@@ -65,29 +62,13 @@ class DbCase:
         return round(self.total_iops / self.threads)
 
 
-#: The four cases of published.toml ``[starblaze] db_test``: IOPS = its read + write IOPS columns.
+#: The four cases of ``reference/starblaze.toml [db_test]``: IOPS = its read + write IOPS columns.
 DB_CASES = (
     DbCase("2r1w_1thread", 67, 1, 5803 + 3076),
     DbCase("5r4w_1thread", 56, 1, 3782 + 3238),
     DbCase("2r1w_2thread", 67, 2, 7177 + 3693),
     DbCase("5r4w_2thread", 56, 2, 6514 + 5276),
 )
-
-
-def published_db_test(path: Path = PUBLISHED) -> dict[tuple[str, str], dict[str, float]] | None:
-    """``{(case, "read"|"write"): {column: value}}`` from published.toml, or None if it is not there."""
-    sb = entry("starblaze", path) or {}
-    cols = sb.get("db_test_columns")
-    rows = sb.get("db_test")
-    if not cols or not rows:
-        return None
-    out: dict[tuple[str, str], dict[str, float]] = {}
-    for row in rows:
-        rec = dict(zip(cols, row, strict=False))
-        out[(str(rec["case"]), str(rec["read_or_write"]))] = {
-            k: float(v) for k, v in rec.items() if k not in ("case", "read_or_write")
-        }
-    return out
 
 
 @dataclass
@@ -127,7 +108,8 @@ class DbmixResult:
     random_fraction: float
     rows: list[DbmixRow]
     config_toml: str
-    published: dict[tuple[str, str], dict[str, float]] | None = None
+    #: The published table (:func:`ssdlab.reference.db_test`).
+    published: reference.DbTest = field(default_factory=reference.db_test)
 
     def row(self, case: str, suspension: bool) -> DbmixRow:
         for r in self.rows:
@@ -144,22 +126,19 @@ class DbmixResult:
             "runtime_s": self.runtime_s,
             "random_fraction": self.random_fraction,
             "rows": [r.to_dict() for r in self.rows],
-            "published": None
-            if self.published is None
-            else [{"case": c, "read_or_write": d, **v} for (c, d), v in self.published.items()],
+            "published": [{"case": c, "read_or_write": d, **v} for (c, d), v in self.published.items()],
             "config_toml": self.config_toml,
         }
 
     def table(self) -> Table:
         """Per case and direction: our average and maximum latency without and with suspension, beside the
-        published figures (avg and max without, max with) when published.toml is there."""
+        published figures (avg and max without, max with)."""
         t = Table(
             title=f"Database mix (Starblaze FMS 2017) - {self.preset} - {self.runtime_s:g} s per case - "
             f"seed {self.seed} - ssdlab {ssdlab_version()}"
         )
         cols = ["case", "", "IOPS", "avg us off", "max us off", "avg us on", "max us on"]
-        if self.published is not None:
-            cols += ["pub IOPS", "pub avg off", "pub max off", "pub max on"]
+        cols += ["pub IOPS", "pub avg off", "pub max off", "pub max on"]
         for c in cols:
             t.add_column(c, justify="left" if c in ("case", "") else "right", no_wrap=True)
         for case in dict.fromkeys(r.case for r in self.rows):
@@ -174,14 +153,13 @@ class DbmixResult:
                     f"{getattr(on, f'{d}_avg_us'):,.1f}",
                     f"{getattr(on, f'{d}_max_us'):,.0f}",
                 ]
-                if self.published is not None:
-                    p = self.published.get((case, d), {})
-                    cells += [
-                        f"{p.get('IOPS', float('nan')):,.0f}",
-                        f"{p.get('avg_lat_us_no_suspend', float('nan')):,.1f}",
-                        f"{p.get('max_lat_us_no_suspend', float('nan')):,.0f}",
-                        f"{p.get('max_lat_us_suspend', float('nan')):,.0f}",
-                    ]
+                p = self.published.get((case, d), {})
+                cells += [
+                    f"{p.get('IOPS', float('nan')):,.0f}",
+                    f"{p.get('avg_lat_us_no_suspend', float('nan')):,.1f}",
+                    f"{p.get('max_lat_us_no_suspend', float('nan')):,.0f}",
+                    f"{p.get('max_lat_us_suspend', float('nan')):,.0f}",
+                ]
                 t.add_row(*cells)
         return t
 
@@ -313,5 +291,18 @@ def run_dbmix(
         random_fraction=random_fraction,
         rows=rows,
         config_toml=text,
-        published=published_db_test(),
     )
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> DbmixResult:
+    return run_dbmix(drive, runtime=o.duration or "60s", seed=o.seed, progress=progress)
+
+
+register(
+    Suite(
+        name="dbmix",
+        help="the Starblaze database mix, suspension off and on (--duration = each case's length)",
+        run=_suite_run,
+        options=frozenset({"duration"}),
+    )
+)

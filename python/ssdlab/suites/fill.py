@@ -3,7 +3,7 @@
 The method (AnandTech client suite 2018-2021; ../shared/BENCHMARKS.md): from an erased drive, 128 kB
 sequential writes at QD32 over the whole user capacity, speed logged per 1 GB of host data written;
 reported as the curve, the overall average, and the average of the last 16 GB. The compact M.2 roundup's
-AIDA64 linear-write curves in calibration/published.toml are the same shape of measurement.
+AIDA64 linear-write curves (:mod:`ssdlab.reference`, ``fill`` tables) are the same shape of measurement.
 
 How it is run here: the drive is purged (:func:`ssdlab.precondition.purge`), then written as successive
 ~1 GB sequential workloads, back to back (no idle time between them, so no background work sneaks in). A
@@ -30,19 +30,22 @@ True
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
-from ssdlab import published
+from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import Progress, purge, write_span
+from ssdlab.precondition import purge, write_span
+from ssdlab.suites import ReportFigure, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, scaled
 from ssdlab.units import parse_size
 
 __all__ = [
@@ -52,7 +55,6 @@ __all__ = [
     "SegmentCheck",
     "compare_fill_curve",
     "detect_levels",
-    "load_published_fill_curve",
     "require_matplotlib",
     "run_fill",
 ]
@@ -187,7 +189,7 @@ def detect_levels(
 def compare_fill_curve(
     points: Sequence[FillPoint], published: Sequence[Sequence[float]], tolerance: float = 0.10
 ) -> list[SegmentCheck]:
-    """Check a simulated fill curve against a published one (published.toml ``fill_curve``: a list of
+    """Check a simulated fill curve against a published one (:func:`ssdlab.reference.fill_curve`: a list of
     ``[fill_fraction_start, fill_fraction_end, MBps_low, MBps_high]``).
 
     Each segment gets the throughput (bytes / time) of the points whose middle falls in
@@ -208,18 +210,6 @@ def compare_fill_curve(
         mbps = _throughput(inside) if inside else None
         checks.append(SegmentCheck(start, end, low, high, mbps, len(inside), tolerance))
     return checks
-
-
-def load_published_fill_curve(path: str | Path, key: str) -> list[list[float]]:
-    """The ``fill_curve`` of ``[key]`` in a published.toml (such as ../shared/calibration/published.toml).
-
-    Preset names use dashes (``bg4-128gb``), published.toml keys underscores (``bg4_128gb``); both work.
-    Raises KeyError when the entry has no fill curve.
-    """
-    curve = published.fill_curve(key, path)
-    if curve is None:
-        raise KeyError(f"{key}: no fill_curve in {path}")
-    return curve
 
 
 @dataclass
@@ -348,13 +338,15 @@ class FillResult:
         return t
 
     def against_published(self) -> list[SegmentCheck] | None:
-        """This curve against the preset's published fill curve (published.toml), if there is one."""
-        curve = published.fill_curve(self.preset)
+        """This curve against the preset's published fill curve (:mod:`ssdlab.reference`), or None when no
+        fill curve is published for the preset."""
+        curve = reference.fill_curve(self.preset)
         return None if curve is None else self.compare(curve)
 
     def published_table(self, checks: Sequence[SegmentCheck]) -> Table:
-        key = self.preset.replace("-", "_")
-        t = Table(title=f"Against the published fill curve (published.toml \\[{key}])")
+        fig = reference.figures(self.preset) or {}
+        source = reference.source_title(fig["fill"]["source"]) if "fill" in fig else "?"
+        t = Table(title=f"Against the published fill curve of {self.preset} ({source})")
         for col in ("from", "to", "published MB/s", "model MB/s", "within 10%"):
             t.add_column(col, justify="right")
         for c in checks:
@@ -367,10 +359,16 @@ class FillResult:
 
     def tables(self) -> list[Table]:
         """What ``ssdlab run --suite fill`` prints: the curve, its levels, and the published curve beside
-        it when there is one."""
+        it, or a line saying there is none for this preset."""
         checks = self.against_published()
-        extra = [] if checks is None else [self.published_table(checks)]
-        return [self.table(), self.levels_table(), *extra]
+        levels = self.levels_table()
+        if checks is None:
+            levels.caption = (
+                f"No published fill curve for {self.preset} (published for: "
+                f"{', '.join(reference.fill_curve_drives())})"
+            )
+            return [self.table(), levels]
+        return [self.table(), levels, self.published_table(checks)]
 
     def plot(self, path: str | Path) -> Path:
         """Write the curve (and the SLC cache size and use) as a PNG; needs matplotlib (Agg backend)."""
@@ -401,14 +399,12 @@ class FillResult:
         return out
 
 
-def require_matplotlib(suite: str = "fill") -> None:
-    """Raise a :class:`ssdlab.WorkloadError` on ``plot`` unless a PNG can be written (fill, matplotlib)."""
-    if suite != "fill":
-        raise workload_error("plot", f"only the fill suite draws a plot (not {suite!r})", suite)
+def require_matplotlib() -> None:
+    """Raise a :class:`ssdlab.WorkloadError` on ``plot`` unless a PNG can be written (needs matplotlib)."""
     try:
         import matplotlib  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
     except ImportError:
-        raise workload_error("plot", "needs matplotlib (pip install matplotlib)", suite) from None
+        raise workload_error("plot", "needs matplotlib (pip install matplotlib)", "") from None
 
 
 def run_fill(
@@ -444,13 +440,8 @@ def run_fill(
         n = end - written
         t0 = drive.now_s
         base = written / cap
-        width = n / cap
-
-        def report(fraction: float, base: float = base, width: float = width, done: int = written) -> None:
-            if progress is not None:
-                progress(base + width * fraction, f"fill {(done + fraction * width * cap) / GB:.0f} GB")
-
-        write_span(drive, written, n, block, iodepth, seed=k, progress=report if progress else None)
+        report = scaled(progress, base, end / cap, f"fill {written / GB:.0f}-{end / GB:.0f} GB")
+        write_span(drive, written, n, block, iodepth, seed=k, progress=report)
         span = counter_delta(start_counters, drive.counters())
         written = end
         points.append(
@@ -481,3 +472,34 @@ def run_fill(
         counters=counter_delta(start_counters, drive.counters()),
         config_toml=drive.config_toml(),
     )
+
+
+def report_figures(result: FillResult) -> list[ReportFigure]:
+    """The report's section for a fill: the curve and the SLC cache as :meth:`FillResult.plot` draws them."""
+    with tempfile.TemporaryDirectory(prefix="ssdlab-report-") as tmp:
+        png = result.plot(Path(tmp) / "fill.png").read_bytes()
+    return [
+        ReportFigure(
+            title="Fill curve",
+            png=png,
+            alt="Write MB/s per GB written against fill level, with the SLC cache size and use",
+            caption="Write throughput per GB written (left axis) and the SLC cache's size and use "
+            "(right axis).",
+        )
+    ]
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> FillResult:
+    return run_fill(drive, progress=progress)
+
+
+register(
+    Suite(
+        name="fill",
+        help="AnandTech whole-drive fill (write speed from erased to full, against the published curve)",
+        run=_suite_run,
+        figures=report_figures,
+        plot=FillResult.plot,
+        plot_check=require_matplotlib,
+    )
+)

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rich.table import Table
@@ -40,15 +39,9 @@ from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import (
-    Phase,
-    Progress,
-    SteadyState,
-    purge,
-    snia_wipc,
-    steady_state,
-)
-from ssdlab.suites.cdm import run_seed
+from ssdlab.precondition import Phase, SteadyState, purge, snia_wipc, steady_state
+from ssdlab.suites import Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, run_seed, scaled, sub
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -226,31 +219,10 @@ def run_snia_iops(
     block = parse_size(bs, "bs")
     pre = 0.3  # share of the progress bar for purge + WIPC
 
-    def sub(start: float, width: float) -> Progress | None:
-        if progress is None:
-            return None
-        cb = progress
-
-        def report(fraction: float, what: str) -> None:
-            cb(start + width * fraction, what)
-
-        return report
-
-    def native(start: float, width: float, what: str) -> Callable[[float], None] | None:
-        part = sub(start, width)
-        if part is None:
-            return None
-        cb = part
-
-        def report(fraction: float) -> None:
-            cb(fraction, what)
-
-        return report
-
     if purge_first:
         purge(drive)
     if wipc:
-        wipc_phase = snia_wipc(drive, progress=sub(0.0, pre))
+        wipc_phase = snia_wipc(drive, progress=sub(progress, 0.0, pre))
     else:
         wipc_phase = Phase("no WIPC")
 
@@ -270,7 +242,9 @@ def run_snia_iops(
             seed=run_seed(seed, "snia-iops", n),
         )
         width = (1 - pre) / max_rounds
-        res = drive.run(w, native(pre + width * (n - 1), width, f"round {n}/{max_rounds}"))
+        res = drive.run(
+            w, scaled(progress, pre + width * (n - 1), pre + width * n, f"round {n}/{max_rounds}")
+        )
         delta = counter_delta(before, drive.counters())
         gc = delta.get("gc_blocks_erased", 0.0)
         rounds.append(
@@ -297,3 +271,17 @@ def run_snia_iops(
         counters=counter_delta(before_all, drive.counters()),
         config_toml=drive.config_toml(),
     )
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> SniaIopsResult:
+    return run_snia_iops(drive, round_time=o.duration or "60s", seed=o.seed, progress=progress)
+
+
+register(
+    Suite(
+        name="snia-iops",
+        help="SNIA PTS IOPS test's steady state (4 KiB random-write tracking variable; --duration = round)",
+        run=_suite_run,
+        options=frozenset({"duration"}),
+    )
+)

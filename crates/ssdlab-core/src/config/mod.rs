@@ -4,6 +4,7 @@
 //! (no silent defaults: `ssdlab show PRESET` prints a complete file to start from), unknown keys are
 //! errors, and [`DriveConfig::validate`] reports every problem at once with its TOML path.
 
+pub mod preset;
 mod validate;
 
 use serde::{Deserialize, Serialize};

@@ -5,9 +5,10 @@ use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
 
+/// A built-in preset's complete TOML (its `base` chain resolved).
 pub fn preset_text(name: &str) -> String {
-    let path = format!("{}/../../python/ssdlab/presets/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ssdlab/presets"));
+    ssdlab_core::config::preset::resolve_preset(dir, name).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// A preset with `--set` style overrides.
