@@ -124,8 +124,9 @@ def test_a_drive_file_may_inherit_from_a_preset(tmp_path: Path) -> None:
 def test_a_bad_base_is_a_config_error_naming_the_file(text: str, message: str) -> None:
     with pytest.raises(ssdlab.ConfigError) as e:
         resolve_base(text, "mine.toml")
-    assert e.value.problems[0]["path"] == "base"
-    assert message in e.value.problems[0]["message"]
+    (problem,) = e.value.errors()
+    assert problem.path == "base"
+    assert message in problem.message
 
 
 def test_cli_drive_file_with_an_unknown_base_is_one_line(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ fn resolve_table(
     chain: &mut Vec<PathBuf>,
 ) -> Result<toml::Table, ConfigError> {
     let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let place = format!("{origin} {}", super::line_of(text, e.span()));
+        let place = format!("{origin}, {}", super::line_of(text, e.span()));
         ConfigError::single(place.trim(), e.message().trim(), "")
     })?;
     let base_name = match doc.remove("base") {
@@ -208,7 +208,7 @@ mod tests {
         assert!(e.problems[0].message.contains("cycle"), "{e}");
         assert!(e.problems[0].message.contains("a.toml -> b.toml -> a.toml"), "{e}");
         let e = resolve_toml("base = \"bad\"", "mine.toml", &d.0).unwrap_err();
-        assert_eq!(e.problems[0].path, "bad.toml line 1", "{e}");
+        assert_eq!(e.problems[0].path, "bad.toml, line 1", "{e}");
         let e = resolve_toml("base = 3", "mine.toml", &d.0).unwrap_err();
         assert!(e.problems[0].message.contains("mine.toml"), "{e}");
     }
