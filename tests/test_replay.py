@@ -1,0 +1,148 @@
+"""Trace replay: traces written by real fio and samples written to each format's published columns replay
+on a twin, streamed, with the result shape of a run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ssdlab import Drive, WorkloadError
+
+DATA = Path(__file__).parent / "data"
+SMALL = {"ftl.user_capacity_gb": 16}
+
+
+@pytest.fixture(scope="module")
+def fio_iolog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A v3 iolog written by real fio (Debian's, installed by `make sysdeps`): 64 random 4 KiB reads and
+    writes, 2 ms apart."""
+    tmp = tmp_path_factory.mktemp("fio")
+    log = tmp / "job.iolog"
+    subprocess.run(
+        [
+            "fio",
+            "--name=trace",
+            f"--filename={tmp / 'data.bin'}",
+            "--size=4m",
+            "--rw=randrw",
+            "--bs=4k",
+            "--number_ios=64",
+            "--thinktime=2000",
+            f"--write_iolog={log}",
+            "--output-format=terse",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return log
+
+
+def test_a_trace_written_by_fio_replays_every_request_at_its_recorded_time(fio_iolog: Path) -> None:
+    lines = fio_iolog.read_text().splitlines()
+    assert lines[0] == "fio version 3 iolog"
+    reads = sum(" read " in line for line in lines)
+    writes = sum(" write " in line for line in lines)
+    assert reads + writes == 64
+    res = Drive.from_preset("bg4-1tb", set=SMALL).replay(fio_iolog)
+    assert (res.read.ios, res.write.ios) == (reads, writes)
+    # 2 ms of think time between requests: the replay spans the recording, not the drive's own speed
+    assert res.elapsed_s > 63 * 0.002
+    fast = Drive.from_preset("bg4-1tb", set=SMALL).replay(fio_iolog, timing="afap")
+    assert (fast.read.ios, fast.write.ios) == (reads, writes)
+    assert fast.elapsed_s < res.elapsed_s / 20
+
+
+def test_speed_scales_the_recorded_times(fio_iolog: Path) -> None:
+    normal = Drive.from_preset("bg4-1tb", set=SMALL).replay(fio_iolog)
+    double = Drive.from_preset("bg4-1tb", set=SMALL).replay(fio_iolog, speed=2.0)
+    assert double.elapsed_s == pytest.approx(normal.elapsed_s / 2, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("name", "reads", "writes", "trims"),
+    [("sample.blkparse", 2, 2, 1), ("sample.msr.csv", 2, 2, 0), ("sample.spc", 1, 3, 0)],
+)
+def test_each_format_is_detected_and_replayed(name: str, reads: int, writes: int, trims: int) -> None:
+    res = Drive.from_preset("bg4-1tb", set=SMALL).replay(DATA / name)
+    assert (res.read.ios, res.write.ios, res.trim_ios) == (reads, writes, trims)
+    assert res.source == str(DATA / name)
+    out = res.to_dict()
+    assert out["trace"] == str(DATA / name) and "workload" not in out
+
+
+def test_blkparse_times_and_flushes(tmp_path: Path) -> None:
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    res = drive.replay(DATA / "sample.blkparse")
+    assert res.elapsed_s >= 0.030  # the last request is queued 30 ms in
+    assert res.counters["host_flush_ios"] == 1
+
+
+def test_a_bad_line_names_its_number_or_is_counted(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_us,op,offset,length\n0,read,0,4096\n10,erase,0,4096\n20,write,0,4096\n")
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    with pytest.raises(WorkloadError, match="line 3: op must be one of read, write, trim, flush"):
+        drive.clone().replay(trace)
+    res = drive.replay(trace, skip_bad=True)
+    assert (res.read.ios, res.write.ios, res.skipped_lines, res.lines_read) == (1, 1, 1, 4)
+
+
+def test_requests_beyond_the_drive_wrap_or_are_refused(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text(f"time_us,op,offset,length\n0,write,{40 * 10**9},8192\n")
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    assert drive.clone().replay(trace).write.ios == 1
+    with pytest.raises(WorkloadError, match="beyond the drive"):
+        drive.replay(trace, wrap=False)
+
+
+def test_an_unknown_format_or_timing_is_an_error(tmp_path: Path) -> None:
+    trace = tmp_path / "t.txt"
+    trace.write_text("hello world\n")
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    with pytest.raises(WorkloadError, match="cannot tell the format"):
+        drive.replay(trace)
+    with pytest.raises(WorkloadError, match="timing"):
+        drive.replay(DATA / "sample.spc", timing="slow")
+    with pytest.raises(WorkloadError, match="no such file"):
+        drive.replay(tmp_path / "missing.csv")
+
+
+def test_the_cli_replays_and_reports_bad_input_in_one_line(tmp_path: Path) -> None:
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    ok = subprocess.run(
+        [str(ssdlab), "replay", str(DATA / "sample.msr.csv"), "--set", "ftl.user_capacity_gb=16", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert '"trace":' in ok.stdout
+    bad = subprocess.run(
+        [str(ssdlab), "replay", str(tmp_path / "missing.csv")], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.strip().startswith("error: trace: no such file") and len(bad.stderr.splitlines()) == 1
+
+
+def test_a_long_trace_streams_in_little_memory(tmp_path: Path) -> None:
+    # 1,000,000 requests (~30 MB of text) in a child process: its peak RSS must not grow with the trace.
+    trace = tmp_path / "long.csv"
+    with trace.open("w") as f:
+        f.write("time_us,op,offset,length\n")
+        for i in range(1_000_000):
+            f.write(f"{i},{'read' if i % 3 else 'write'},{(i * 7919 % 2_000_000) * 4096},4096\n")
+    code = (
+        "import resource, ssdlab\n"
+        "d = ssdlab.Drive.from_preset('bg4-128gb')\n"
+        f"r = d.replay({str(trace)!r}, timing='afap')\n"
+        "print(r.read.ios + r.write.ios, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    ios, peak_kib = map(int, out.stdout.split())
+    assert ios == 1_000_000
+    assert peak_kib < 400 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
