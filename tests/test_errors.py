@@ -46,7 +46,7 @@ def test_workload_error_is_one_readable_line() -> None:
         Workload(iodepth=0)
     (problem,) = info.value.errors()
     assert (problem.path, problem.value) == ("iodepth", "0")
-    assert str(info.value) == "iodepth: must be 1..65536 (got 0)"
+    assert str(info.value) == "iodepth: must be from 1 to 65536 (got 0)"
 
 
 def test_input_errors_survive_pickling() -> None:

@@ -142,7 +142,9 @@ def test_a_long_trace_streams_in_little_memory(tmp_path: Path) -> None:
         f"r = d.replay({str(trace)!r}, timing='afap')\n"
         "print(r.read.ios + r.write.ios, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True
+    )
     ios, peak_kib = map(int, out.stdout.split())
     assert ios == 1_000_000
     assert peak_kib < 400 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"

@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+import ssdlab
 from ssdlab import Workload, WorkloadError
 
 
@@ -98,3 +99,19 @@ def test_unknown_rw_lists_what_is_allowed() -> None:
 
 def test_to_dict_keeps_what_was_given() -> None:
     assert Workload(bs="1m", runtime="5s").to_dict()["bs"] == "1m"
+
+
+def test_every_problem_is_reported_at_once_by_the_engines_schema() -> None:
+    with pytest.raises(WorkloadError) as info:
+        Workload(bs="1000", iodepth=0, rwmixread=101, rate_iops=True)  # type: ignore[arg-type]
+    fields = [p.path for p in info.value.errors()]
+    assert fields == ["rate_iops", "bs", "iodepth", "rwmixread"]  # wrong types first, then the ranges
+    assert len(str(info.value).splitlines()) == 4
+
+
+def test_a_run_of_several_specs_names_the_spec_of_each_problem() -> None:
+    drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
+    ok = Workload(rw="read", size="1g")
+    with pytest.raises(WorkloadError) as info:
+        drive.run([ok, Workload(rw="read", offset="3g", size="2g"), Workload(rw="read", offset="8g")])
+    assert [p.path for p in info.value.errors()] == ["jobs[1].size", "jobs[2].offset"]

@@ -18,6 +18,7 @@ __all__ = [
     "SimulationError",
     "SsdlabError",
     "WorkloadError",
+    "check_workload",
     "counter_delta",
     "counter_registry",
     "resolve_drive_toml",
@@ -25,6 +26,9 @@ __all__ = [
 ]
 
 def version() -> str: ...
+def check_workload(workload: dict[str, int | str | bool]) -> None:
+    """Raise ``WorkloadError`` listing every problem of a workload dict (no drive: no size checks)."""
+
 def counter_registry() -> list[tuple[str, str, str, str]]:
     """Every counter as ``(name, unit, kind, description)``, in the order drives report them."""
 

@@ -256,8 +256,21 @@ impl Drive {
         let Some(first) = specs.first() else {
             return Err(WorkloadError::new("jobs", "a run needs at least one job", 0).into());
         };
-        for w in specs {
-            w.validate(cap)?;
+        // every problem of every spec at once, named `jobs[i].field` when there are several
+        let problems: Vec<WorkloadError> = specs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, w)| {
+                w.problems(Some(cap)).into_iter().map(move |mut p| {
+                    if specs.len() > 1 {
+                        p.field = format!("jobs[{i}].{}", p.field);
+                    }
+                    p
+                })
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(SimError::InvalidWorkload(problems));
         }
         if self.outstanding() > 0 {
             return Err(WorkloadError::new(

@@ -11,6 +11,9 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error(transparent)]
     Ftl(#[from] FtlError),
+    /// Every problem found with a run's job specs.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
+    InvalidWorkload(Vec<WorkloadError>),
     #[error(transparent)]
     Trace(#[from] TraceError),
     #[error("cancelled")]

@@ -52,6 +52,7 @@ pub fn to_py(py: Python<'_>, err: SimError) -> PyErr {
     match err {
         SimError::Config(e) => config_error(py, &e),
         SimError::Workload(e) => workload_error(py, &e.message, &e.field, &e.value),
+        SimError::InvalidWorkload(v) => workload_errors(py, &v),
         SimError::Ftl(e) => SimulationError::new_err(e.to_string()),
         SimError::Trace(e) => workload_error(py, &format!("trace: {e}"), "trace", &e.line.to_string()),
         SimError::Cancelled => SimulationError::new_err("the run was cancelled"),
@@ -67,6 +68,12 @@ pub fn config_error(py: Python<'_>, e: &ssdlab_core::ConfigError) -> PyErr {
 /// `WorkloadError` with one problem: `field` given `value`, and what is wrong (`message`, without the value).
 pub fn workload_error(py: Python<'_>, message: &str, field: &str, value: &str) -> PyErr {
     problems_error(py, WorkloadError::type_object(py), [(field, value, message)])
+}
+
+/// `WorkloadError` listing every problem found.
+pub fn workload_errors(py: Python<'_>, problems: &[ssdlab_core::WorkloadError]) -> PyErr {
+    let problems = problems.iter().map(|p| (p.field.as_str(), p.value.as_str(), p.message.as_str()));
+    problems_error(py, WorkloadError::type_object(py), problems)
 }
 
 /// An `InputError` subclass built from `(path, value, message)` problems (`ssdlab.errors.Problem`s).

@@ -37,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counters::counter_registry, m)?)?;
     m.add_function(wrap_pyfunction!(counters::counter_delta, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_drive_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::check_workload, m)?)?;
     m.add_class::<drive::NativeDrive>()?;
     m.add_class::<result::NativeResult>()?;
     m.add_class::<result::NativeLatency>()?;

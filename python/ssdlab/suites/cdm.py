@@ -258,8 +258,6 @@ def _rw(test: CdmTest, direction: str) -> str:
     return ("rand" if test.random else "") + direction
 
 
-
-
 def run_cdm(
     drive: Drive,
     version: str = "8",

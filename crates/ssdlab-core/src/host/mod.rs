@@ -11,4 +11,4 @@ pub use command::{Command, Completion, Op, Status};
 pub use job::Job;
 pub use queue::DeviceQueue;
 pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
-pub use workload::{Rw, Workload, WorkloadError};
+pub use workload::{FieldValue, Rw, Workload, WorkloadError};

@@ -90,6 +90,24 @@ const SECONDS_PER_YEAR: f64 = 365.0 * 86_400.0;
 /// overflow it.
 pub const MAX_TIME_NS: Ns = 10 * 365 * 86_400 * 1_000_000_000;
 
+/// A field's value before it is typed: what a binding or a job file hands [`Workload::set`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    Int(i128),
+    Bool(bool),
+    Str(String),
+}
+
+impl fmt::Display for FieldValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldValue::Int(n) => write!(f, "{n}"),
+            FieldValue::Bool(b) => write!(f, "{b}"),
+            FieldValue::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
 /// One workload phase. Sizes are bytes, times are simulated nanoseconds.
 ///
 /// As in fio: `size` is the region (from `offset`) the job works on and, unless `time_based`, also how much
@@ -147,59 +165,82 @@ impl Default for Workload {
 }
 
 impl Workload {
-    /// Check the workload against a drive of `capacity` bytes.
+    /// Check the workload against a drive of `capacity` bytes: the first problem, if any (see
+    /// [`Workload::problems`] for all of them).
     pub fn validate(&self, capacity: u64) -> Result<(), WorkloadError> {
-        let err = |f: &str, m: &str, v: u64| Err(WorkloadError::new(f, m, v));
-        if self.bs < 4096 || !self.bs.is_multiple_of(4096) || self.bs > 64 << 20 {
-            return err("bs", "must be a multiple of 4 KiB from 4k to 64m", self.bs);
+        self.problems(Some(capacity)).into_iter().next().map_or(Ok(()), Err)
+    }
+
+    /// Every problem with the workload, in field order; the checks that need the drive's size only when
+    /// `capacity` is given.
+    ///
+    /// ```
+    /// use ssdlab_core::Workload;
+    /// let w = Workload { bs: 1000, iodepth: 0, ..Workload::default() };
+    /// let fields: Vec<String> = w.problems(None).into_iter().map(|p| p.field).collect();
+    /// assert_eq!(fields, ["bs", "iodepth"]);
+    /// ```
+    pub fn problems(&self, capacity: Option<u64>) -> Vec<WorkloadError> {
+        let mut found = Vec::new();
+        let mut err = |f: &str, m: &str, v: String| found.push(WorkloadError::new(f, m, v));
+        let bs_ok = self.bs >= 4096 && self.bs.is_multiple_of(4096) && self.bs <= 64 << 20;
+        if !bs_ok {
+            err("bs", "must be a multiple of 4 KiB from 4k to 64m", self.bs.to_string());
         }
         if !(1..=65_536).contains(&self.iodepth) {
-            return err("iodepth", "must be 1..=65536", self.iodepth.into());
+            err("iodepth", "must be from 1 to 65536", self.iodepth.to_string());
         }
         if !(1..=4096).contains(&self.numjobs) {
-            return err("numjobs", "must be 1..=4096", self.numjobs.into());
+            err("numjobs", "must be from 1 to 4096", self.numjobs.to_string());
         }
         let outstanding = u64::from(self.iodepth) * u64::from(self.numjobs);
         if outstanding > MAX_OUTSTANDING {
-            return Err(WorkloadError::new(
+            err(
                 "iodepth",
                 &format!("iodepth x numjobs must be at most {MAX_OUTSTANDING} IOs outstanding (NVMe's largest queue)"),
                 format!("{} x {} = {outstanding}", self.iodepth, self.numjobs),
-            ));
-        }
-        if !self.offset.is_multiple_of(4096) || self.offset >= capacity {
-            return err(
-                "offset",
-                &format!("must be a multiple of 4 KiB below the capacity ({capacity} bytes)"),
-                self.offset,
             );
         }
-        let span = self.span(capacity);
-        // checked: offset and size come from the user and may each be near 2^64
-        if self.offset.checked_add(span).is_none_or(|end| end > capacity) {
-            return err("size", &format!("offset + size must fit the drive ({capacity} bytes)"), self.size);
+        if !self.offset.is_multiple_of(4096) {
+            err("offset", "must be a multiple of 4 KiB", self.offset.to_string());
         }
-        if span < self.bs {
-            return err("size", &format!("must be at least one block (bs = {})", self.bs), span);
+        if let Some(capacity) = capacity {
+            let span = self.span(capacity);
+            if self.offset >= capacity {
+                err(
+                    "offset",
+                    &format!("must be below the capacity ({capacity} bytes)"),
+                    self.offset.to_string(),
+                );
+            } else if self.offset.checked_add(span).is_none_or(|end| end > capacity) {
+                // checked: offset and size come from the user and may each be near 2^64
+                err(
+                    "size",
+                    &format!("offset + size must fit the drive ({capacity} bytes)"),
+                    self.size.to_string(),
+                );
+            } else if bs_ok && span < self.bs {
+                err("size", &format!("must be at least one block (bs = {})", self.bs), span.to_string());
+            }
         }
         if self.time_based && self.runtime_ns == 0 {
-            return err("runtime", "time_based needs a runtime above 0", 0);
+            err("runtime", "time_based needs a runtime above 0", "0".into());
         }
         if self.rwmixread > 100 {
-            return err("rwmixread", "must be 0..=100", self.rwmixread.into());
+            err("rwmixread", "must be from 0 to 100", self.rwmixread.to_string());
         }
         if self.buffer_compress_percentage > 100 {
-            return err(
+            err(
                 "buffer_compress_percentage",
-                "must be 0..=100",
-                self.buffer_compress_percentage.into(),
+                "must be from 0 to 100",
+                self.buffer_compress_percentage.to_string(),
             );
         }
         if self.rate_iops > 100_000_000 {
-            return err("rate_iops", "must be 0 (unlimited) ..= 100000000", self.rate_iops);
+            err("rate_iops", "must be from 0 (unlimited) to 100000000", self.rate_iops.to_string());
         }
         if self.interval_ns < 1_000 {
-            return err("interval", "must be at least 1 us", self.interval_ns);
+            err("interval", "must be at least 1 us", self.interval_ns.to_string());
         }
         for (field, ns) in [
             ("runtime", self.runtime_ns),
@@ -208,12 +249,16 @@ impl Workload {
             ("interval", self.interval_ns),
         ] {
             if ns > MAX_TIME_NS {
-                return err(field, "must be at most 10 years of simulated time (315360000000000000 ns)", ns);
+                err(
+                    field,
+                    "must be at most 10 years of simulated time (315360000000000000 ns)",
+                    ns.to_string(),
+                );
             }
         }
         // Without a runtime the run lasts until every byte has moved: with a long thinktime or a low rate
         // that could pass the end of the drive's 64-bit clock. Refuse what cannot fit the time limit.
-        if self.runtime_ns == 0 {
+        if let (Some(capacity), 0, true, 1..) = (capacity, self.runtime_ns, bs_ok, self.iodepth) {
             let ios_per_job = u128::from(self.io_limit(capacity).div_ceil(self.bs));
             let thinking = ios_per_job.div_ceil(u128::from(self.iodepth)) * u128::from(self.thinktime_ns);
             let paced = match self.rate_iops {
@@ -224,18 +269,114 @@ impl Workload {
                 if thinking >= paced { ("thinktime", thinking) } else { ("rate_iops", paced) };
             if least > u128::from(MAX_TIME_NS) {
                 let ns = if field == "thinktime" { self.thinktime_ns } else { self.rate_iops };
-                return err(
+                err(
                     field,
                     &format!(
                         "the run would last at least {:.3e} years of simulated time ({ios_per_job} IOs per \
                          job), more than the 10 allowed; set a runtime, or a smaller size or io_size",
                         least as f64 / 1e9 / SECONDS_PER_YEAR
                     ),
-                    ns,
+                    ns.to_string(),
                 );
             }
         }
+        found
+    }
+
+    /// The workload's field names, as [`Workload::set`] takes them (times in ns, sizes in bytes).
+    pub const KEYS: &'static [&'static str] = &[
+        "rw",
+        "bs",
+        "iodepth",
+        "numjobs",
+        "offset",
+        "size",
+        "io_size",
+        "runtime_ns",
+        "time_based",
+        "ramp_time_ns",
+        "rwmixread",
+        "rate_iops",
+        "thinktime_ns",
+        "buffer_compress_percentage",
+        "seed",
+        "interval_ns",
+    ];
+
+    /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
+    /// maps names to fields. A wrong name, type or integer range is an error naming the field.
+    ///
+    /// ```
+    /// use ssdlab_core::host::FieldValue;
+    /// use ssdlab_core::{Rw, Workload};
+    /// let mut w = Workload::default();
+    /// w.set("rw", FieldValue::Str("randwrite".into())).unwrap();
+    /// w.set("iodepth", FieldValue::Int(32)).unwrap();
+    /// assert_eq!((w.rw, w.iodepth), (Rw::RandWrite, 32));
+    /// assert_eq!(w.set("iodepht", FieldValue::Int(1)).unwrap_err().field, "iodepht");
+    /// assert_eq!(w.set("iodepth", FieldValue::Int(-1)).unwrap_err().field, "iodepth");
+    /// ```
+    pub fn set(&mut self, key: &str, value: FieldValue) -> Result<(), WorkloadError> {
+        fn int<T: TryFrom<i128>>(key: &str, v: &FieldValue) -> Result<T, WorkloadError> {
+            let bits = std::mem::size_of::<T>() * 8;
+            match v {
+                FieldValue::Int(n) => T::try_from(*n).map_err(|_| {
+                    WorkloadError::new(key, &format!("must be a whole number from 0 to 2**{bits} - 1"), n)
+                }),
+                other => Err(WorkloadError::new(key, "must be a whole number", other)),
+            }
+        }
+        match key {
+            "rw" => match value {
+                FieldValue::Str(s) => self.rw = Rw::from_str(&s)?,
+                other => {
+                    return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
+                }
+            },
+            "time_based" => match value {
+                FieldValue::Bool(b) => self.time_based = b,
+                other => return Err(WorkloadError::new(key, "must be true or false", other)),
+            },
+            "bs" => self.bs = int(key, &value)?,
+            "iodepth" => self.iodepth = int(key, &value)?,
+            "numjobs" => self.numjobs = int(key, &value)?,
+            "offset" => self.offset = int(key, &value)?,
+            "size" => self.size = int(key, &value)?,
+            "io_size" => self.io_size = int(key, &value)?,
+            "runtime_ns" => self.runtime_ns = int(key, &value)?,
+            "ramp_time_ns" => self.ramp_time_ns = int(key, &value)?,
+            "rwmixread" => self.rwmixread = int(key, &value)?,
+            "rate_iops" => self.rate_iops = int(key, &value)?,
+            "thinktime_ns" => self.thinktime_ns = int(key, &value)?,
+            "buffer_compress_percentage" => self.buffer_compress_percentage = int(key, &value)?,
+            "seed" => self.seed = int(key, &value)?,
+            "interval_ns" => self.interval_ns = int(key, &value)?,
+            _ => {
+                return Err(WorkloadError::new(
+                    key,
+                    &format!("unknown workload field; the fields are {}", Self::KEYS.join(", ")),
+                    value,
+                ))
+            }
+        }
         Ok(())
+    }
+
+    /// A workload from `(name, value)` pairs over the defaults, with every problem found: unknown names,
+    /// wrong types, and what [`Workload::problems`] finds without a drive.
+    pub fn from_fields(
+        fields: impl IntoIterator<Item = (String, FieldValue)>,
+    ) -> Result<Workload, Vec<WorkloadError>> {
+        let mut w = Workload::default();
+        let mut found: Vec<WorkloadError> =
+            fields.into_iter().filter_map(|(k, v)| w.set(&k, v).err()).collect();
+        // a field that could not be set keeps its default, so it adds no second problem here
+        found.extend(w.problems(None));
+        if found.is_empty() {
+            Ok(w)
+        } else {
+            Err(found)
+        }
     }
 
     /// Bytes of the region the workload addresses.
