@@ -270,13 +270,13 @@ def fio(
         )
     try:
         jobfile = load_jobs(jobs or [])
+        drive = _drive(preset, drive_file, set_)
+        with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
+            step = None if progress is None else (lambda f: progress(f, f"fio on {drive.name}"))
+            run_ = run_jobfile(drive, jobfile, step)
     except JobFileError as e:  # already "file:line: option: problem"
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         raise typer.Exit(2) from None
-    drive = _drive(preset, drive_file, set_)
-    with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
-        step = None if progress is None else (lambda f: progress(f, f"fio on {drive.name}"))
-        run_ = run_jobfile(drive, jobfile, step)
     if output_format == "normal":
         text = format_normal(run_)
     else:

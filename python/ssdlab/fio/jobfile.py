@@ -136,6 +136,8 @@ class FioJob:
     wait_for: str | None = None
     group_reporting: bool = False
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
+    #: ``file:line: option`` that set each Workload field (and each job option, by name).
+    sources: dict[str, str] = field(default_factory=dict)
     #: Jobs with the same phase run at once; phases run one after another.
     phase: int = 0
     #: fio's reporting group.
@@ -345,9 +347,9 @@ def _job(
     control: dict[str, object] = {}
     for s in merged.values():
         value = _convert(s, kb_base)
+        field_where[s.option.field] = s
         if s.option.kind == "workload":
             kwargs[s.option.field] = value
-            field_where[s.option.field] = s
         elif s.option.kind == "job":
             control[s.option.name] = value
         else:  # noted: accepted, changes nothing, said in the output
@@ -376,6 +378,7 @@ def _job(
         wait_for=None if wait_for is None else str(wait_for),
         group_reporting=bool(control.get("group_reporting", False)),
         percentiles=cast(tuple[float, ...], control.get("percentile_list", DEFAULT_PERCENTILES)),
+        sources={name: f"{s.where}: {s.key}" for name, s in field_where.items()},
     )
 
 
@@ -393,9 +396,9 @@ def _place(jobs: list[FioJob]) -> None:
         phase = current
         if job.wait_for is not None:
             if job.wait_for not in phase_of:
-                raise JobFileError(
-                    job.where, "wait_for", f"no job named {job.wait_for!r} before this one", job.wait_for
-                )
+                where = job.sources.get("wait_for", job.where).rpartition(": ")[0] or job.where
+                message = f"no job named {job.wait_for!r} before this one"
+                raise JobFileError(where, "wait_for", message, job.wait_for)
             phase = max(phase, phase_of[job.wait_for] + 1)
         job.phase, job.groupid = phase, group
         phase_of.setdefault(job.name, phase)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssdlab.drive import Drive
-from ssdlab.fio.jobfile import FioJob, JobFile
+from ssdlab.fio.jobfile import FioJob, JobFile, JobFileError
 from ssdlab.result import JobResult, Result, counter_delta
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
@@ -49,6 +49,22 @@ class FioRun:
     started: float = field(default_factory=time.time)
 
 
+def _check_regions(jobfile: JobFile, capacity: int) -> None:
+    """Every job's region on the drive, checked before anything runs (the engine would stop mid-file)."""
+    for job in jobfile.jobs:
+        native = job.workload.to_native()
+        offset, size = int(native["offset"]), int(native["size"])
+        if offset + size > capacity or offset >= capacity:
+            name = "size" if "size" in job.sources else "offset"
+            where, _, key = job.sources.get(name, f"{job.where}: {name}").rpartition(": ")
+            raise JobFileError(
+                where,
+                key,
+                f"offset + size ({offset + size} bytes) must fit the drive ({capacity} bytes)",
+                offset + size,
+            )
+
+
 def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None] | None = None) -> FioRun:
     """Run every job of ``jobfile`` on ``drive`` (which keeps the state), phase after phase.
 
@@ -62,6 +78,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
     >>> [(e.job.name, e.clones, e.job.groupid) for e in run.entries], len(run.results)
     ([('w', 1, 0), ('w', 1, 0), ('r', 1, 1)], 2)
     """
+    _check_regions(jobfile, drive.capacity_bytes)
     started = time.time()
     before = drive.counters()
     phases = jobfile.phases
