@@ -297,7 +297,7 @@ def test_an_option_it_cannot_honour_names_file_line_and_option(
 
 
 def test_accepted_options_that_change_nothing_are_listed(small_bg4: ssdlab.Drive) -> None:
-    text = "[global]\nioengine=io_uring\ndirect=1\n[j]\nfilename=/dev/nvme0n1\nrw=randread\nsize=1g\nruntime=5ms\n"
+    text = "[global]\nioengine=io_uring\ndirect=1\n[j]\nfilename=/dev/nvme0n1\nrw=randread\nsize=8m\n"
     run = run_jobfile(small_bg4, parse_jobfile_text(text, "x.fio"))
     listed = {(i["option"], i["where"]) for i in to_json(run)["ssdlab"]["ignored_options"]}  # type: ignore[index]
     assert listed == {("ioengine", "x.fio:2"), ("direct", "x.fio:3"), ("filename", "x.fio:5")}
@@ -396,3 +396,24 @@ def test_output_file_and_environment(tmp_path: Path) -> None:
     assert out.stdout == ""
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["jobs"][0]["write"]["total_ios"] > 0 and doc["jobs"][0]["read"]["total_ios"] == 0
+
+
+@pytest.mark.benchmark
+def test_job_file_overhead_is_within_five_percent_of_the_api(small_bg4: ssdlab.Drive) -> None:
+    # Parsing the job file and writing fio's output are what the job-file path adds to Drive.run; timed on
+    # their own, since a whole run's wall time varies more than that on a shared machine.
+    import time
+
+    text = "[r]\nrw=randread\nbs=4k\niodepth=32\nsize=1g\nruntime=1s\ntime_based\n"
+    t = time.perf_counter()
+    jf = parse_jobfile_text(text)
+    parse_s = time.perf_counter() - t
+    t = time.perf_counter()
+    small_bg4.clone().run(jf.jobs[0].workload)
+    api_s = time.perf_counter() - t
+    run = run_jobfile(small_bg4.clone(), jf)
+    t = time.perf_counter()
+    json.dumps(to_json(run))
+    format_normal(run)
+    output_s = time.perf_counter() - t
+    assert parse_s + output_s <= 0.05 * api_s, (parse_s, output_s, api_s)
