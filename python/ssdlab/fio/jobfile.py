@@ -313,7 +313,7 @@ def _convert(s: _Setting, kb_base: int) -> object:
         raise JobFileError(s.where, s.key, str(e), s.text) from None
 
 
-def _resolve(sections: list[_Section]) -> JobFile:
+def _resolve(sections: list[_Section], source: str) -> JobFile:
     global_settings: dict[str, _Setting] = {}
     global_options: dict[str, str] = {}
     jobs: list[FioJob] = []
@@ -331,7 +331,7 @@ def _resolve(sections: list[_Section]) -> JobFile:
         job = _job(section, merged, ignored)
         jobs.append(job)
     if not jobs:
-        where = sections[0].where if sections else "job file"
+        where = sections[0].where if sections else source
         raise JobFileError(where, "", "has no job section ([global] alone runs nothing)")
     _place(jobs)
     return JobFile(jobs, global_options, list(ignored.values()))
@@ -439,7 +439,7 @@ def parse_jobfile_text(
     (1073741824, 2)
     """
     lines = _lines_of(text, name, Path(base), os.environ if env is None else env, 0, ())
-    return _resolve(_sections(lines))
+    return _resolve(_sections(lines), name)
 
 
 def load_jobs(args: Sequence[str], env: Mapping[str, str] | None = None) -> JobFile:
@@ -454,4 +454,4 @@ def load_jobs(args: Sequence[str], env: Mapping[str, str] | None = None) -> JobF
     """
     if not args:
         raise JobFileError("command line", "", "give a job file or fio options (--name=job --rw=...)")
-    return _resolve(_cmdline_sections(args, os.environ if env is None else env))
+    return _resolve(_cmdline_sections(args, os.environ if env is None else env), " ".join(args))
