@@ -45,11 +45,14 @@ test: build
 stubtest: build
 	$(BIN)/python -m mypy.stubtest ssdlab._core
 
-# Debian packages the tests use: chromium renders the HTML report (tests/test_report.py). Idempotent.
+# Debian packages the tests use: chromium renders the HTML report (tests/test_report.py); fio is the
+# reference `ssdlab fio` is checked against (tests/test_fio.py). Idempotent: installs only what is missing.
+SYSDEPS := chromium fio
 sysdeps:
-	@command -v chromium >/dev/null || { \
-		echo "make sysdeps: installing the Debian package chromium with apt-get (the HTML report test renders in it)"; \
-		$(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+	@missing="$$(for p in $(SYSDEPS); do command -v $$p >/dev/null || echo $$p; done)"; \
+	test -z "$$missing" || { \
+		echo "make sysdeps: installing the Debian packages $$missing with apt-get (chromium renders the HTML report in a test; fio runs beside the twin)"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; }
 
 pytest: build sysdeps
 	$(BIN)/pytest -q

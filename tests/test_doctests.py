@@ -21,6 +21,11 @@ MODULES = [
     "ssdlab.suites.cdm",
     "ssdlab.report",
     "ssdlab.cli",
+    "ssdlab.fio",
+    "ssdlab.fio.options",
+    "ssdlab.fio.jobfile",
+    "ssdlab.fio.runner",
+    "ssdlab.fio.output",
 ]
 
 

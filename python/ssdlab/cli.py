@@ -8,6 +8,7 @@ Shell usage::
     ssdlab show bg4-1tb --set nand.tR_us=60 > my.toml
     ssdlab run --drive my.toml --suite cdm6 --test-size 32g
     ssdlab workload --preset bg4-1tb --rw randwrite --bs 4k --iodepth 32 --size 8g --runtime 10s --json
+    ssdlab fio examples/fio/mixed.fio --preset bg4-1tb --output-format json
 
 Bad input (unknown preset, bad size, iodepth 0 or not a number, unknown rw or option, bad ``--set`` path)
 prints ``error: <field>: <message>``, one line per problem, on stderr and exits with status 2. Ctrl-C prints
@@ -348,6 +349,52 @@ def unmapped_read_warning(res: Result) -> str | None:
         f"{unmapped / pages:.0%} of the reads found no data (never written or trimmed): they cost no NAND "
         "read, so the figures say little about the drive; write the region first (--prefill)"
     )
+
+
+FIO_FORMATS = ("normal", "json", "json+")
+
+
+@app.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def fio(
+    jobs: Annotated[
+        list[str] | None,
+        typer.Argument(help="Job files and/or fio options (--name=a --rw=randread ...).", show_default=False),
+    ] = None,
+    preset: PresetOpt = None,
+    drive_file: DriveOpt = None,
+    set_: SetOpt = None,
+    output_format: Annotated[
+        str, typer.Option("--output-format", help="normal, json or json+ (fio's layouts).")
+    ] = "normal",
+    output: Annotated[Path | None, typer.Option("--output", help="Write the output to FILE.")] = None,
+) -> None:
+    """Run fio job files (or fio's command-line form) on a simulated drive and print fio's output."""
+    from ssdlab.fio import JobFileError, format_normal, load_jobs, run_jobfile, to_json
+
+    if output_format not in FIO_FORMATS:
+        raise workload_error(
+            "--output-format", f"{output_format!r} is not one of {', '.join(FIO_FORMATS)}", output_format
+        )
+    try:
+        jobfile = load_jobs(jobs or [])
+        drive = _drive(preset, drive_file, set_)
+        with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
+            step = None if progress is None else (lambda f: progress(f, f"fio on {drive.name}"))
+            run_ = run_jobfile(drive, jobfile, step)
+    except JobFileError as e:  # already "file:line: option: problem"
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    if output_format == "normal":
+        text = format_normal(run_)
+    else:
+        text = json.dumps(to_json(run_, plus=output_format == "json+"), indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise workload_error("--output", f"cannot write {str(output)!r}: {e.strerror or e}", output) from None
 
 
 def _print_result(res: Result) -> None:

@@ -1,0 +1,114 @@
+"""Running a job file on a simulated drive: one :meth:`ssdlab.Drive.run` per phase, phases in order.
+
+Each clone of a job (``numjobs``) is its own job spec, so it is reported on its own as fio does; a group
+with ``group_reporting`` is reported as the run's totals.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ssdlab.counters import delta as counter_delta
+from ssdlab.drive import Drive
+from ssdlab.fio.jobfile import FioJob, JobFile, JobFileError
+from ssdlab.result import JobResult, Result
+from ssdlab.units import parse_size
+from ssdlab.workload import Workload
+
+__all__ = ["FioEntry", "FioRun", "run_jobfile"]
+
+
+@dataclass
+class FioEntry:
+    """One entry of fio's ``jobs[]``: a job clone, or a whole group under ``group_reporting``."""
+
+    job: FioJob
+    #: What it measured (a :class:`ssdlab.result.JobResult`, or the run's :class:`ssdlab.Result`).
+    measured: JobResult | Result
+    #: How many jobs it stands for (fio's ``jobs=`` in the heading).
+    clones: int
+
+    @property
+    def bs(self) -> int:
+        return parse_size(self.job.workload.bs, "bs")
+
+
+@dataclass
+class FioRun:
+    """A job file run: its entries in fio's order, the drive, and the drive's counters over all of it."""
+
+    jobfile: JobFile
+    preset: str
+    capacity_bytes: int
+    entries: list[FioEntry]
+    #: One :class:`ssdlab.Result` per phase.
+    results: list[Result]
+    counters: dict[str, float]
+    #: Wall-clock start, seconds since the epoch (fio's ``timestamp``).
+    started: float = field(default_factory=time.time)
+
+
+def _check_regions(jobfile: JobFile, capacity: int) -> None:
+    """Every job's region on the drive, checked before anything runs (the engine would stop mid-file)."""
+    for job in jobfile.jobs:
+        native = job.workload.to_native()
+        offset, size = int(native["offset"]), int(native["size"])
+        if offset + size > capacity or offset >= capacity:
+            name = "size" if "size" in job.sources else "offset"
+            where, _, key = job.sources.get(name, f"{job.where}: {name}").rpartition(": ")
+            raise JobFileError(
+                where,
+                key,
+                f"offset + size ({offset + size} bytes) must fit the drive ({capacity} bytes)",
+                offset + size,
+            )
+
+
+def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None] | None = None) -> FioRun:
+    """Run every job of ``jobfile`` on ``drive`` (which keeps the state), phase after phase.
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> from ssdlab.fio import parse_jobfile_text
+    >>> jf = parse_jobfile_text("[global]\\nsize=1g\\nruntime=10ms\\n[w]\\nrw=randwrite\\nnumjobs=2\\n"
+    ...                         "[r]\\nstonewall\\nrw=randread\\n")
+    >>> run = run_jobfile(ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16}), jf)
+    >>> [(e.job.name, e.clones, e.job.groupid) for e in run.entries], len(run.results)
+    ([('w', 1, 0), ('w', 1, 0), ('r', 1, 1)], 2)
+    """
+    _check_regions(jobfile, drive.capacity_bytes)
+    started = time.time()
+    before = drive.counters()
+    phases = jobfile.phases
+    entries: list[FioEntry] = []
+    results: list[Result] = []
+    for n, jobs in enumerate(phases):
+        specs: list[Workload] = []
+        owners: list[FioJob] = []
+        for job in jobs:
+            for _ in range(job.numjobs):
+                # A clone is the same spec again: the engine gives job i of a run its own random stream.
+                specs.append(job.workload)
+                owners.append(job)
+        step = None if progress is None else (lambda f, n=n: progress((n + f) / len(phases)))
+        res = drive.run(specs, step)
+        results.append(res)
+        if jobs[0].group_reporting:  # checked when reading: then the phase is exactly one group
+            entries.append(FioEntry(jobs[0], res, len(specs)))
+        else:
+            entries.extend(FioEntry(job, jr, 1) for job, jr in zip(owners, res.jobs, strict=True))
+    # fio lists jobs in the order of the job file, not in the order they ran.
+    order = {id(job): i for i, job in enumerate(jobfile.jobs)}
+    entries.sort(key=lambda e: order[id(e.job)])
+    return FioRun(
+        jobfile=jobfile,
+        preset=drive.name,
+        capacity_bytes=drive.capacity_bytes,
+        entries=entries,
+        results=results,
+        counters=counter_delta(before, drive.counters()),
+        started=started,
+    )

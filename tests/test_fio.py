@@ -1,0 +1,487 @@
+"""``ssdlab fio``: fio's job files and command line in, fio's JSON and text out, checked against real fio."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ssdlab
+from ssdlab.fio import JobFileError, format_normal, load_jobs, parse_jobfile_text, run_jobfile, to_json
+from ssdlab.fio.options import OPTIONS, parse_fio_size
+
+SSDLAB = Path(sys.executable).parent / "ssdlab"
+SMALL = ["--set", "ftl.user_capacity_gb=16"]
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "fio"
+
+
+def small_drive() -> ssdlab.Drive:
+    return ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+
+
+def ssdlab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SSDLAB), *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def real_fio(*args: str, cwd: Path) -> dict[str, object]:
+    """Debian's fio (installed by `make sysdeps`); missing fio fails the test rather than skipping it."""
+    fio = shutil.which("fio")
+    assert fio is not None, "fio is not installed: run `make sysdeps`"
+    out = cwd / "fio-out.json"
+    done = subprocess.run(
+        [fio, *args, f"--output={out}"], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+    assert done.returncode == 0, done.stderr
+    doc: dict[str, object] = json.loads(out.read_text())
+    return doc
+
+
+# (a) The JSON layout is fio's: the same keys, recursively, for the job-level objects.
+
+
+def key_paths(obj: object, path: str = "") -> set[str]:
+    """Every key path under ``obj``, with the keys of value maps (percentiles, bins, buckets) left out."""
+    if not isinstance(obj, dict):
+        return set()
+    out: set[str] = set()
+    for key, value in obj.items():
+        if path.endswith(("/percentile", "/bins", "/job options")):
+            break  # their keys are values (percentiles, latencies, the options given), not layout
+        out.add(f"{path}/{key}")
+        out |= key_paths(value, f"{path}/{key}")
+    return out
+
+
+SCHEMA_JOB = """\
+[global]
+filename={data}
+size=8m
+bs=4k
+description=schema check
+[mixed]
+rw=randrw
+rwmixread=70
+iodepth=4
+[reader]
+rw=randread
+numjobs=2
+group_reporting
+stonewall
+"""
+
+
+@pytest.mark.parametrize("fmt", ["json", "json+"])
+def test_json_layout_matches_real_fio(tmp_path: Path, fmt: str) -> None:
+    job = tmp_path / "schema.fio"
+    job.write_text(SCHEMA_JOB.format(data=tmp_path / "data"))
+    theirs = real_fio(str(job), f"--output-format={fmt}", cwd=tmp_path)
+    out = ssdlab_cli(
+        "fio", str(job), *SMALL, f"--output-format={fmt}", "--output", str(tmp_path / "ours.json")
+    )
+    assert out.returncode == 0, out.stderr
+    ours = json.loads((tmp_path / "ours.json").read_text())
+    # Everything fio has at the top, plus the ssdlab section.
+    assert set(theirs) | {"ssdlab"} == set(ours)
+    assert theirs["global options"] == ours["global options"]
+    assert [(j["jobname"], j["groupid"], j["job options"]) for j in theirs["jobs"]] == [  # type: ignore[attr-defined]
+        (j["jobname"], j["groupid"], j["job options"]) for j in ours["jobs"]
+    ]
+    for their_job, our_job in zip(theirs["jobs"], ours["jobs"], strict=True):  # type: ignore[call-overload]
+        assert key_paths(their_job) == key_paths(our_job)
+        for which in ("read", "write"):
+            if their_job[which]["total_ios"]:
+                theirs_p, ours_p = (
+                    their_job[which]["clat_ns"]["percentile"],
+                    our_job[which]["clat_ns"]["percentile"],
+                )
+                assert set(theirs_p) == set(ours_p)
+        assert set(their_job["latency_us"]) == set(our_job["latency_us"])
+    assert set(theirs["disk_util"][0]) == set(ours["disk_util"][0])  # type: ignore[index]
+
+
+# (b) One consumer reads both.
+
+
+def summarise(doc: dict[str, object]) -> list[dict[str, float | str]]:
+    """What a fio-reading tool takes from fio's JSON: per job and direction, IOPS, KiB/s and p99 latency."""
+    rows: list[dict[str, float | str]] = []
+    for job in doc["jobs"]:  # type: ignore[attr-defined]
+        for which in ("read", "write"):
+            d = job[which]
+            if d["total_ios"] == 0:
+                continue
+            rows.append(
+                {
+                    "job": job["jobname"],
+                    "dir": which,
+                    "iops": d["iops"],
+                    "bw_kib": d["bw"],
+                    "p99_us": d["clat_ns"]["percentile"]["99.000000"] / 1000,
+                    "mean_us": d["clat_ns"]["mean"] / 1000,
+                    "runtime_ms": d["runtime"],
+                }
+            )
+    return rows
+
+
+def test_one_consumer_reads_fio_and_ssdlab(tmp_path: Path) -> None:
+    job = tmp_path / "job.fio"
+    job.write_text(f"[global]\nfilename={tmp_path / 'data'}\nsize=8m\n[rr]\nrw=randread\nbs=4k\niodepth=8\n")
+    theirs = summarise(real_fio(str(job), "--output-format=json", cwd=tmp_path))
+    out = ssdlab_cli("fio", str(job), *SMALL, "--output-format=json")
+    assert out.returncode == 0, out.stderr
+    ours = summarise(json.loads(out.stdout))
+    assert [(r["job"], r["dir"]) for r in theirs] == [(r["job"], r["dir"]) for r in ours] == [("rr", "read")]
+    for row in (*theirs, *ours):
+        assert row["iops"] > 0 and row["bw_kib"] > 0 and row["p99_us"] > 0  # type: ignore[operator]
+    # The consumer's figures for ssdlab are the Python API's for the same workload.
+    res = small_drive().run(ssdlab.Workload(rw="randread", bs="4k", iodepth=8, size="8m"))
+    assert ours[0]["iops"] == pytest.approx(res.read.iops)
+    assert ours[0]["p99_us"] == pytest.approx(res.read.latency.percentile(99), abs=1e-3)
+    assert ours[0]["mean_us"] == pytest.approx(res.read.latency.mean_us)
+
+
+# (c) Job-file features.
+
+
+def test_global_sections_apply_to_the_jobs_below_them() -> None:
+    jf = parse_jobfile_text(
+        "[global]\nbs=8k\nsize=1g\n[a]\nrw=randread\n[global]\niodepth=16\n[b]\nrw=randwrite\nbs=16k\n"
+    )
+    a, b = jf.jobs
+    assert (a.workload.bs, a.workload.iodepth, a.workload.size) == (8192, 1, 1 << 30)
+    assert (b.workload.bs, b.workload.iodepth, b.workload.size) == (16384, 16, 1 << 30)
+    assert jf.global_options == {"bs": "8k", "size": "1g", "iodepth": "16"}
+    assert a.options == {"rw": "randread"} and b.options == {"rw": "randwrite", "bs": "16k"}
+
+
+def test_include_is_read_where_it_stands_relative_to_the_file(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "base.fio").write_text("[global]\nbs=64k\niodepth=8\n")
+    job = tmp_path / "job.fio"
+    job.write_text("include common/base.fio\n[w]\nrw=write\nsize=1g\n")
+    (w,) = load_jobs([str(job)]).jobs
+    assert (w.workload.bs, w.workload.iodepth) == (65536, 8)
+    (tmp_path / "loop.fio").write_text("[a]\nrw=read\ninclude loop.fio\n")
+    with pytest.raises(JobFileError, match=r"loop\.fio:3: include: .*includes itself"):
+        load_jobs([str(tmp_path / "loop.fio")])
+
+
+def test_environment_variables_are_substituted() -> None:
+    text = "[j]\nrw=${RW}\nbs=${BS}\nsize=1g\n"
+    (j,) = parse_jobfile_text(text, env={"RW": "randwrite", "BS": "128k"}).jobs
+    assert (j.workload.rw, j.workload.bs) == ("randwrite", 131072)
+    with pytest.raises(JobFileError, match=r"mine\.fio:3: \$\{BS\}: is not set in the environment"):
+        parse_jobfile_text(text, "mine.fio", env={"RW": "read"})
+
+
+def test_sizes_and_times_are_read_as_fio_reads_them() -> None:
+    # fio's default kb_base=1024: k is 1024 and kib is 1000 (checked against fio 3.33); kb_base=1000 swaps.
+    assert parse_fio_size("1m") == 1 << 20 and parse_fio_size("1mib") == 10**6
+    assert parse_fio_size("1m", kb_base=1000) == 10**6 and parse_fio_size("1MiB", kb_base=1000) == 1 << 20
+    (j,) = parse_jobfile_text("[j]\nkb_base=1000\nsize=2g\nruntime=2\nthinktime=50\nramp_time=500ms\n").jobs
+    native = j.workload.to_native()
+    assert native["size"] == 2 * 10**9
+    assert native["runtime_ns"] == 2 * 10**9  # seconds by default
+    assert native["thinktime_ns"] == 50_000  # microseconds by default
+    assert native["ramp_time_ns"] == 500 * 10**6
+
+
+def test_stonewall_groups_run_one_after_another(small_bg4: ssdlab.Drive) -> None:
+    # Reads of a region a writer is laying down: after a stonewall they find it mapped; at the same
+    # time, most find nothing written yet.
+    text = (
+        "[w]\nrw=write\nbs=1m\niodepth=8\nsize=1g\n[r]\n{sep}rw=randread\niodepth=4\nsize=1g\nruntime=20ms\n"
+    )
+    after = run_jobfile(small_bg4.clone(), parse_jobfile_text(text.format(sep="stonewall\n")))
+    together = run_jobfile(small_bg4.clone(), parse_jobfile_text(text.format(sep="")))
+    assert [e.job.groupid for e in after.entries] == [0, 1] and len(after.results) == 2
+    assert [e.job.groupid for e in together.entries] == [0, 0] and len(together.results) == 1
+    assert after.results[1].counters["unmapped_reads"] == 0
+    assert together.results[0].counters["unmapped_reads"] > together.results[0].read.ios / 2
+
+
+def test_new_group_and_wait_for() -> None:
+    jf = parse_jobfile_text(
+        "[global]\nsize=1g\nruntime=10ms\n[a]\nrw=write\n[b]\nnew_group\nrw=randread\n"
+        "[c]\nwait_for=a\nrw=randread\n[d]\nrw=randwrite\n"
+    )
+    # new_group: a new reporting group that still runs alongside; wait_for: after the named job.
+    assert [(j.name, j.phase, j.groupid) for j in jf.jobs] == [
+        ("a", 0, 0),
+        ("b", 0, 1),
+        ("c", 1, 1),
+        ("d", 0, 1),
+    ]
+    with pytest.raises(JobFileError, match=r"<job file>:3: wait_for: no job named 'x' before this one"):
+        parse_jobfile_text("[a]\nrw=read\nwait_for=x\n")
+
+
+def test_numjobs_clones_are_reported_apart_or_as_one_group(small_bg4: ssdlab.Drive) -> None:
+    text = "[global]\nsize=1g\nruntime=20ms\nrw=randread\niodepth=4\n{extra}[r]\nnumjobs=3\n"
+    apart = run_jobfile(small_bg4.clone(), parse_jobfile_text(text.format(extra="")))
+    merged = run_jobfile(small_bg4.clone(), parse_jobfile_text(text.format(extra="group_reporting\n")))
+    assert [(e.job.name, e.clones) for e in apart.entries] == [("r", 1)] * 3
+    assert [(e.job.name, e.clones) for e in merged.entries] == [("r", 3)]
+    assert sum(e.measured.read.ios for e in apart.entries) == merged.entries[0].measured.read.ios
+    # Bit for bit what the Python API gives for numjobs=3.
+    api = small_bg4.clone().run(
+        ssdlab.Workload(rw="randread", size="1g", runtime="20ms", iodepth=4, numjobs=3)
+    )
+    doc = to_json(merged)
+    assert doc["jobs"][0]["read"]["total_ios"] == api.read.ios  # type: ignore[index]
+    assert doc["jobs"][0]["read"]["clat_ns"]["mean"] == api.read.latency.mean_us * 1000  # type: ignore[index]
+
+
+def test_command_line_form_equals_the_job_file(tmp_path: Path) -> None:
+    job = tmp_path / "j.fio"
+    job.write_text(
+        "[global]\nbs=4k\nsize=1g\nruntime=20ms\n[a]\nrw=randread\niodepth=32\n[b]\nrw=randwrite\n"
+    )
+    from_file = to_json(run_jobfile(small_drive(), load_jobs([str(job)])))
+    from_args = to_json(
+        run_jobfile(
+            small_drive(),
+            load_jobs(
+                [
+                    "--bs=4k",
+                    "--size",
+                    "1g",
+                    "--runtime=20ms",
+                    "--name=a",
+                    "--rw=randread",
+                    "--iodepth=32",
+                    "--name",
+                    "b",
+                    "--rw=randwrite",
+                ]
+            ),
+        )
+    )
+    for a, b in zip(from_file["jobs"], from_args["jobs"], strict=True):  # type: ignore[call-overload]
+        assert a["read"] == b["read"] and a["write"] == b["write"]
+        assert b["job options"]["name"] == b["jobname"]  # fio lists --name among the options
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "bsrange=4k-64k",
+            r"bsrange: not supported yet \(ssdlab has one block size per job \(bs\)\); "
+            r"supported: bs, .*iodepth, .*wait_for",
+        ),
+        ("random_distribution=zipf:1.2", r"random_distribution: 'zipf:1.2': only the uniform distribution"),
+        ("rw=randread:8", r"rw: 'randread:8': sequential gaps \(rw=...:N\) are not supported yet"),
+        ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: bs, "),
+        ("iodepth=0", r"iodepth: must be 1..65536 \(got 0\)"),
+        ("bs=512", r"bs: must be a multiple of 4 KiB"),
+        ("bs=4k,64k", r"bs: '4k,64k' gives several sizes"),
+        ("runtime=soon", r"runtime: 'soon' is not a time"),
+    ],
+)
+def test_an_option_it_cannot_honour_names_file_line_and_option(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    job = tmp_path / "bad.fio"
+    job.write_text(f"[global]\nsize=1g\n\n[j]\nrw=randread\n{line}\n")
+    with pytest.raises(JobFileError, match=rf"^{job}:6: {message}") as info:
+        load_jobs([str(job)])
+    assert info.value.where == f"{job}:6"
+    assert info.value.field == line.partition("=")[0]
+
+
+def test_accepted_options_that_change_nothing_are_listed(small_bg4: ssdlab.Drive) -> None:
+    text = "[global]\nioengine=io_uring\ndirect=1\n[j]\nfilename=/dev/nvme0n1\nrw=randread\nsize=8m\n"
+    run = run_jobfile(small_bg4, parse_jobfile_text(text, "x.fio"))
+    listed = {(i["option"], i["where"]) for i in to_json(run)["ssdlab"]["ignored_options"]}  # type: ignore[index]
+    assert listed == {("ioengine", "x.fio:2"), ("direct", "x.fio:3"), ("filename", "x.fio:5")}
+    text_out = format_normal(run)
+    assert "note: x.fio:2: ioengine=io_uring ignored: simulated" in text_out
+    assert "note: x.fio:5: filename=/dev/nvme0n1 ignored" in text_out
+
+
+def test_the_option_table_is_one_row_per_option() -> None:
+    # Every name and alias resolves to exactly one row, and every workload row names a Workload field.
+    fields = set(ssdlab.Workload.__dataclass_fields__)
+    for name, option in OPTIONS.items():
+        assert name in (option.name, *option.aliases)
+        if option.kind == "workload":
+            assert option.field in fields, option
+
+
+def test_normal_output_reads_like_fio(small_bg4: ssdlab.Drive) -> None:
+    jf = parse_jobfile_text("[r]\nrw=randread\nsize=1g\nruntime=1200ms\ntime_based\niodepth=8\n")
+    res = small_bg4.clone().run(jf.jobs[0].workload)
+    text = format_normal(run_jobfile(small_bg4, jf))
+    lines = text.splitlines()
+    read = next(line for line in lines if line.startswith("  read: IOPS="))
+    assert read.endswith("/1200msec)") and "MiB/s (" in read and "MB/s)(" in read
+    assert any(line.startswith("    clat (") and "min=" in line and "stdev=" in line for line in lines)
+    i = lines.index(next(line for line in lines if line.startswith("    clat percentiles (")))
+    assert lines[i + 1].startswith("     |  1.00th=[") and lines[i + 5].startswith("     | 99.99th=[")
+    bw = next(line for line in lines if line.startswith("   bw (  KiB/s): min="))
+    assert "samples=2" in bw  # two whole 500 ms windows in 1.2 s, as fio's bwavgtime gives
+    assert "Run status group 0 (all jobs):" in lines
+    status = next(line for line in lines if line.startswith("   READ: bw="))
+    assert "run=1200-1200msec" in status
+    # The figures are the Python API's: IOPS in fio's short form.
+    iops = read.split("IOPS=")[1].split(",")[0]
+    assert iops.endswith("k") and float(iops[:-1]) == pytest.approx(res.read.iops / 1000, rel=0.01)
+
+
+# (d) Bad input: exit 2 and one line.
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--name=a", "--rw=randread", "--bssplit=4k/50:8k/50"],
+            "error: command line (--bssplit=4k/50:8k/50): bssplit: not supported yet",
+        ),
+        (["/nonexistent/job.fio"], "error: /nonexistent/job.fio: cannot read the job file"),
+        (["--name=a", "--rw=sideways"], "error: command line (--rw=sideways): rw: 'sideways' is not one of"),
+        ([], "error: command line: give a job file or fio options"),
+        (
+            ["--name=a", "--output-format=xml"],
+            "error: --output-format: 'xml' is not one of normal, json, json+",
+        ),
+        (["--name=a", "--size=1t"], "error: command line (--size=1t): size: offset + size"),
+        (["--name=a", "--preset", "nope"], "error: preset: unknown preset 'nope'"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args: list[str], message: str) -> None:
+    out = ssdlab_cli("fio", *args, *SMALL)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith(message), out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+# The example in the README.
+
+
+def test_readme_example_job_file_runs(tmp_path: Path) -> None:
+    out = ssdlab_cli("fio", str(EXAMPLES / "read-under-write.fio"), *SMALL, "--output-format=json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    jobs = {j["jobname"]: j for j in doc["jobs"]}
+    assert list(jobs) == ["prefill", "read-alone", "read-beside-writer", "writer"]
+    assert [j["groupid"] for j in doc["jobs"]] == [0, 1, 2, 2]
+    assert jobs["prefill"]["write"]["io_bytes"] == 4 << 30
+    alone, beside = jobs["read-alone"]["read"], jobs["read-beside-writer"]["read"]
+    assert beside["clat_ns"]["mean"] > alone["clat_ns"]["mean"]  # reads wait behind the writer's programs
+    assert {i["option"] for i in doc["ssdlab"]["ignored_options"]} == {"ioengine", "direct", "filename"}
+    text = ssdlab_cli("fio", str(EXAMPLES / "read-under-write.fio"), *SMALL, cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert "read-beside-writer: (groupid=2, jobs=1)" in text.stdout
+
+
+def test_output_file_and_environment(tmp_path: Path) -> None:
+    job = tmp_path / "env.fio"
+    job.write_text("[e]\nrw=${RW}\nsize=1g\nruntime=5ms\n")
+    out = subprocess.run(
+        [str(SSDLAB), "fio", str(job), *SMALL, "--output-format=json", "--output", str(tmp_path / "o.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RW": "randwrite"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+    doc = json.loads((tmp_path / "o.json").read_text())
+    assert doc["jobs"][0]["write"]["total_ios"] > 0 and doc["jobs"][0]["read"]["total_ios"] == 0
+
+
+@pytest.mark.benchmark
+def test_job_file_overhead_is_within_five_percent_of_the_api(small_bg4: ssdlab.Drive) -> None:
+    # Parsing the job file and writing fio's output are what the job-file path adds to Drive.run; timed on
+    # their own, since a whole run's wall time varies more than that on a shared machine.
+    import time
+
+    text = "[r]\nrw=randread\nbs=4k\niodepth=32\nsize=1g\nruntime=1s\ntime_based\n"
+    t = time.perf_counter()
+    jf = parse_jobfile_text(text)
+    parse_s = time.perf_counter() - t
+    t = time.perf_counter()
+    small_bg4.clone().run(jf.jobs[0].workload)
+    api_s = time.perf_counter() - t
+    run = run_jobfile(small_bg4.clone(), jf)
+    t = time.perf_counter()
+    json.dumps(to_json(run))
+    format_normal(run)
+    output_s = time.perf_counter() - t
+    assert parse_s + output_s <= 0.05 * api_s, (parse_s, output_s, api_s)
+
+
+# The parser never fails other than with a JobFileError, whatever the text.
+
+_LINES = st.one_of(
+    st.sampled_from(
+        [
+            "[global]",
+            "[job]",
+            "[b]",
+            "stonewall",
+            "new_group",
+            "group_reporting",
+            "time_based",
+            "include",
+            "include nowhere.fio",
+            "[",
+            "[]",
+            "=",
+            "; comment",
+            "wait_for=job",
+        ]
+    ),
+    st.builds(
+        lambda k, v: f"{k}={v}",
+        st.sampled_from([*sorted(OPTIONS), "bogus", ""]),
+        st.one_of(
+            st.sampled_from(
+                [
+                    "4k",
+                    "1g",
+                    "0",
+                    "-1",
+                    "1.5",
+                    "0x10",
+                    "4k,8k",
+                    "50%",
+                    "2s",
+                    "1kib",
+                    "randrw",
+                    "randread:4",
+                    "random",
+                    "zipf",
+                    "1000",
+                    "1024",
+                    "99:99.9",
+                    "${X}",
+                    "${NOPE}",
+                    "",
+                ]
+            ),
+            st.text(max_size=8),
+        ),
+    ),
+    st.text(max_size=12),
+)
+
+
+@given(st.lists(_LINES, max_size=12))
+def test_any_text_parses_or_raises_a_job_file_error(lines: list[str]) -> None:
+    try:
+        jf = parse_jobfile_text("\n".join(lines), "fuzz.fio", env={"X": "4k"})
+    except JobFileError as e:
+        assert str(e).startswith("fuzz.fio") and "\n" not in str(e).strip()
+        return
+    assert jf.jobs and all(isinstance(j.workload, ssdlab.Workload) for j in jf.jobs)
