@@ -296,3 +296,17 @@ fn bg4_with_hmb_off_reads_scale_more_slowly_and_writes_at_about_1_gb_per_s() {
         assert!((mbps / 1000.0 - 1.0).abs() < 0.15, "HMB off: about 1 GB/s, got {mbps:.0} MB/s");
     }
 }
+
+#[test]
+fn hmb_bit_errors_follow_the_drives_root_seed() {
+    let go = |seed: &str| {
+        let mut d = small("8", &[("seed", seed), ("controller.map_cache.hmb_ecc_single_bit_rate", "0.1")]);
+        fill(&mut d, GIB);
+        d.idle(SEC);
+        run(&mut d, randread(GIB, 8 * MIB, 1, 5)).counters[C::hmb_ecc_corrected]
+    };
+    let (a, again, b) = (go("1"), go("1"), go("2"));
+    assert!(a > 0.0);
+    assert_eq!(a, again, "same drive seed, same errors");
+    assert_ne!(a, b, "another drive seed draws other errors (same workload seed)");
+}

@@ -18,6 +18,9 @@ pub struct DriveConfig {
     pub name: String,
     /// One line on what the drive is and where its parameters come from.
     pub description: String,
+    /// Root seed of the drive's own randomness (factory bad blocks, HMB bit errors); each part draws its
+    /// own stream from it ([`crate::engine::stream`]). A workload's randomness has its own seed.
+    pub seed: u64,
     pub host: HostConfig,
     pub link: LinkConfig,
     pub controller: ControllerConfig,

@@ -100,7 +100,7 @@ impl MapCache {
             ecc_single: c.hmb_ecc_single_bit_rate,
             ecc_double: c.hmb_ecc_double_bit_rate,
             ecc_correct_ns: c.hmb_ecc_correct_ns,
-            rng: stream(0, ECC_STREAM),
+            rng: stream(cfg.seed, ECC_STREAM),
             dies: geo.dies.max(1),
             unit_bytes: u64::from(geo.slots_per_program(CellMode::Slc)) * SLOT_BYTES,
             slot_of: vec![NONE; per_page],
