@@ -90,7 +90,7 @@ fn scenario(name: &str) -> String {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    let kind = if x % 3 == 0 { "Write" } else { "Read" };
+                    let kind = if x.is_multiple_of(3) { "Write" } else { "Read" };
                     let offset = (x >> 8) % (100_000_000_000 / 4096) * 4096;
                     let size = 4096 << ((x >> 4) % 5);
                     writeln!(f, "{},hm,1,{kind},{offset},{size},1000", 128166372003061629 + i * 1000)

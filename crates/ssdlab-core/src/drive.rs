@@ -392,16 +392,18 @@ impl Drive {
             )
             .into());
         }
-        if !(opts.speed.is_finite() && opts.speed > 0.0)
-            || !(1..=65_536).contains(&opts.iodepth)
-            || opts.interval_ns < 1_000
-        {
-            return Err(WorkloadError::new(
-                "replay",
-                "speed must be above 0, iodepth 1..=65536, interval >= 1 us",
-                opts.speed,
-            )
-            .into());
+        let mut problems = Vec::new();
+        if !(opts.speed.is_finite() && opts.speed > 0.0) {
+            problems.push(WorkloadError::new("speed", "must be a number above 0", opts.speed));
+        }
+        if !(1..=65_536).contains(&opts.iodepth) {
+            problems.push(WorkloadError::new("iodepth", "must be from 1 to 65536", opts.iodepth));
+        }
+        if opts.interval_ns < 1_000 {
+            problems.push(WorkloadError::new("interval", "must be at least 1 us", opts.interval_ns));
+        }
+        if !problems.is_empty() {
+            return Err(SimError::InvalidWorkload(problems));
         }
         let before = self.counters();
         let busy_before = self.ctl.nand.die_busy_ns();

@@ -99,6 +99,9 @@ impl fmt::Display for TraceError {
     }
 }
 
+/// A parsed line: raw time in the format's unit (if it has times), op, byte offset, byte length.
+type Request = (Option<f64>, Op, u64, u64);
+
 /// One request of a trace: when (ns after the trace's first request; `None` if the format has no times),
 /// and the command, already in whole 4 KiB pages inside the drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +158,7 @@ impl<R: BufRead> TraceReader<R> {
 
     /// The format's raw fields of one line -> (raw time, op, byte offset, byte length), or None for a line
     /// that is not a request.
-    fn parse(&self, line: &str) -> Result<Option<(Option<f64>, Op, u64, u64)>, String> {
+    fn parse(&self, line: &str) -> Result<Option<Request>, String> {
         let num = |s: &str, what: &str| -> Result<f64, String> {
             s.trim()
                 .parse::<f64>()
