@@ -127,7 +127,7 @@ impl Drive {
     /// Every cumulative counter since the drive was made, by name.
     pub fn counters(&self) -> Vec<(&'static str, f64)> {
         let c = &self.ctl.counters;
-        let f = &self.ctl.ftl.counters;
+        let f = self.ctl.ftl.counters();
         let n = &self.ctl.nand.counters;
         let h = &self.host;
         let (pe_min, pe_max, pe_mean) = self.ctl.ftl.erase_counts();

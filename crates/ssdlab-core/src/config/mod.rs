@@ -146,6 +146,9 @@ pub enum GcPolicy {
     /// Victim = the closed block with the best (1 - u) * age / (1 + u) (Rosenblum & Ousterhout's LFS
     /// cost-benefit): old, mostly invalid blocks first, so cold data is not copied again and again.
     CostBenefit,
+    /// Victim = the fewest valid pages among the `gc_window_blocks` blocks of the die closed longest ago
+    /// (a FIFO of closed blocks searched only at its head).
+    WindowedGreedy,
 }
 
 /// The flash translation layer: capacity exposed to the host, garbage collection, the SLC cache.
@@ -155,6 +158,8 @@ pub struct FtlConfig {
     /// Capacity the host sees, decimal GB; the rest of the NAND is over-provisioning.
     pub user_capacity_gb: f64,
     pub gc_policy: GcPolicy,
+    /// Blocks per die `windowed-greedy` GC looks at, oldest first (other policies look at every block).
+    pub gc_window_blocks: u32,
     /// Foreground GC starts on a die when its free blocks fall to this number.
     pub gc_threshold_free_blocks: u32,
     /// Background work (idle GC, folding) starts once the host has been idle this long.

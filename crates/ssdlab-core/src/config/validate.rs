@@ -244,6 +244,7 @@ impl DriveConfig {
         );
         let f = &self.ftl;
         c.range_u("ftl.gc_threshold_free_blocks", f.gc_threshold_free_blocks.into(), 1, 1024);
+        c.range_u("ftl.gc_window_blocks", f.gc_window_blocks.into(), 1, 1 << 20);
         let reserve = u64::from(n.channels * n.dies_per_channel)
             * (u64::from(f.gc_threshold_free_blocks) + 3)
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));
