@@ -43,6 +43,7 @@ struct HostTotals {
 /// What a run produced: measurements and the change in every counter.
 #[derive(Clone, Debug)]
 pub struct RunResult {
+    /// IO counts, bytes, latencies and the per-interval series of the run.
     pub stats: RunStats,
     /// Counter deltas over the run (see [`Drive::counters`] for the names), plus `waf`,
     /// `die_utilisation_mean` and `elapsed_s`.
@@ -52,6 +53,7 @@ pub struct RunResult {
 }
 
 impl Drive {
+    /// A fresh drive: nothing written, time 0. Fails if `cfg` does not validate.
     pub fn new(cfg: DriveConfig) -> Result<Self, SimError> {
         cfg.validate()?;
         Ok(Drive {
@@ -65,6 +67,7 @@ impl Drive {
         })
     }
 
+    /// The drive's configuration.
     pub fn config(&self) -> &DriveConfig {
         &self.cfg
     }
@@ -393,6 +396,7 @@ impl RunResult {
         }
     }
 
+    /// Latency over all IOs of the run.
     pub fn latency(&self) -> &Latency {
         &self.stats.lat_all
     }

@@ -5,12 +5,16 @@ use crate::host::WorkloadError;
 /// Why a run did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// The drive config is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The workload is invalid.
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// The FTL could not go on (the drive ran out of space).
     #[error(transparent)]
     Ftl(#[from] FtlError),
+    /// The progress callback asked to stop.
     #[error("cancelled")]
     Cancelled,
 }

@@ -13,13 +13,15 @@
 //! Time is integer nanoseconds (`engine::Ns`); randomness comes from named, seeded Xoshiro256++ streams
 //! (`engine::stream`); the same config, workload and seed give the same result bit for bit.
 
+#![warn(missing_docs)]
+
 pub mod config;
 pub mod controller;
 pub mod drive;
 pub mod engine;
 mod error;
 pub mod ftl;
-pub mod host;
+mod host;
 pub mod link;
 pub mod nand;
 pub mod stats;

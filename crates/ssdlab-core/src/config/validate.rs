@@ -17,6 +17,7 @@ pub struct Problem {
 /// A drive config that cannot be used; lists every problem found.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ConfigError {
+    /// Every problem found, in the order checked.
     pub problems: Vec<Problem>,
 }
 

@@ -27,10 +27,6 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(Ns, Event)> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -12,11 +12,13 @@ struct Bin {
 /// Per-interval throughput and latency, binned by completion time.
 #[derive(Clone, Debug)]
 pub struct Series {
+    /// Width of one interval.
     pub interval_ns: Ns,
     bins: Vec<Bin>,
 }
 
 impl Series {
+    /// An empty series of `interval_ns` intervals.
     pub fn new(interval_ns: Ns) -> Self {
         Series { interval_ns, bins: Vec::new() }
     }
