@@ -2,27 +2,78 @@
 //! physical-to-logical record garbage collection walks.
 //!
 //! The L2P is kept in fixed-size chunks, allocated when an LPN in them is first written and shared between
-//! clones of a drive until one of them writes there (copy on write, `Arc::make_mut`). A fresh 1 TB drive
-//! thus costs the chunk table (about 1 MB), and `Drive::clone()` of a preconditioned drive copies only the
-//! chunk pointers; each side copies a chunk the first time it changes it.
+//! clones of a drive until one of them writes there (copy on write). A fresh 1 TB drive thus costs the
+//! chunk table (about 1 MB), and `Drive::clone()` of a preconditioned drive copies only the chunk pointers;
+//! each side copies a chunk the first time it changes it.
+//!
+//! Entries are atomics written with relaxed stores, so a chunk known to be unshared is changed in place
+//! through its `Arc` without `unsafe` and without the locked instruction `Arc::make_mut` costs on every
+//! write (8-25% of a sequential fill's time).
 
 use super::reverse_map::ReverseMap;
 use super::Lpn;
 use crate::nand::Ppn;
+use std::fmt::Debug;
+use std::sync::atomic::{fence, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Entries per chunk: 4096 LPNs (16 MiB of LBA span) take 16 KiB of map.
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
+/// A value kept in a chunk, as the atomic that holds it.
+pub(super) trait Entry: Copy + Default {
+    type Atomic: Debug + Send + Sync;
+    fn atomic(self) -> Self::Atomic;
+    fn load(a: &Self::Atomic) -> Self;
+    fn store(a: &Self::Atomic, v: Self);
+}
+
+impl Entry for u32 {
+    type Atomic = AtomicU32;
+    fn atomic(self) -> AtomicU32 {
+        AtomicU32::new(self)
+    }
+    #[inline]
+    fn load(a: &AtomicU32) -> u32 {
+        a.load(Ordering::Relaxed)
+    }
+    #[inline]
+    fn store(a: &AtomicU32, v: u32) {
+        a.store(v, Ordering::Relaxed);
+    }
+}
+
+impl Entry for u8 {
+    type Atomic = AtomicU8;
+    fn atomic(self) -> AtomicU8 {
+        AtomicU8::new(self)
+    }
+    #[inline]
+    fn load(a: &AtomicU8) -> u8 {
+        a.load(Ordering::Relaxed)
+    }
+    #[inline]
+    fn store(a: &AtomicU8, v: u8) {
+        a.store(v, Ordering::Relaxed);
+    }
+}
+
 /// A vector of `len` values, default until written, stored as lazily allocated, copy-on-write chunks.
-#[derive(Clone, Debug)]
-pub(super) struct ChunkedVec<T> {
-    chunks: Vec<Option<Arc<[T]>>>,
+#[derive(Debug)]
+pub(super) struct ChunkedVec<T: Entry> {
+    chunks: Vec<Option<Arc<[T::Atomic]>>>,
     len: usize,
 }
 
-impl<T: Copy + Default> ChunkedVec<T> {
+/// A clone shares every chunk (derived `Clone` would ask for `T::Atomic: Clone`).
+impl<T: Entry> Clone for ChunkedVec<T> {
+    fn clone(&self) -> Self {
+        ChunkedVec { chunks: self.chunks.clone(), len: self.len }
+    }
+}
+
+impl<T: Entry> ChunkedVec<T> {
     pub(super) fn new(len: usize) -> Self {
         ChunkedVec { chunks: vec![None; len.div_ceil(CHUNK)], len }
     }
@@ -34,15 +85,45 @@ impl<T: Copy + Default> ChunkedVec<T> {
     #[inline]
     pub(super) fn get(&self, i: usize) -> T {
         match &self.chunks[i >> CHUNK_BITS] {
-            Some(c) => c[i & (CHUNK - 1)],
+            Some(c) => T::load(&c[i & (CHUNK - 1)]),
             None => T::default(),
         }
     }
 
+    /// Set the value at `i` to `v`, returning the old one.
+    #[inline]
+    pub(super) fn replace(&mut self, i: usize, v: T) -> T {
+        let a = &self.owned_chunk(i >> CHUNK_BITS)[i & (CHUNK - 1)];
+        let old = T::load(a);
+        T::store(a, v);
+        old
+    }
+
     #[inline]
     pub(super) fn set(&mut self, i: usize, v: T) {
-        let c = self.chunks[i >> CHUNK_BITS].get_or_insert_with(|| vec![T::default(); CHUNK].into());
-        Arc::make_mut(c)[i & (CHUNK - 1)] = v;
+        self.replace(i, v);
+    }
+
+    /// Chunk `c`, allocated if it was not and copied if a clone shares it, so that it can be written.
+    #[inline]
+    fn owned_chunk(&mut self, c: usize) -> &[T::Atomic] {
+        // No other `Arc` of the chunk exists (the count is 1, and `&mut self` keeps anyone from cloning it
+        // meanwhile): nobody else reads it. The fence orders the reads a clone made before dropping its
+        // `Arc` (a release) before the writes that follow.
+        if !matches!(&self.chunks[c], Some(a) if Arc::strong_count(a) == 1) {
+            self.make_owned(c);
+        }
+        fence(Ordering::Acquire);
+        self.chunks[c].as_deref().expect("made above")
+    }
+
+    #[cold]
+    fn make_owned(&mut self, c: usize) {
+        let copy = match &self.chunks[c] {
+            Some(shared) => shared.iter().map(|a| T::load(a).atomic()).collect(),
+            None => std::iter::repeat_n(T::default(), CHUNK).map(T::atomic).collect(),
+        };
+        self.chunks[c] = Some(copy);
     }
 
     /// Back to all default values, freeing every chunk.
@@ -53,8 +134,8 @@ impl<T: Copy + Default> ChunkedVec<T> {
     /// Bytes this vector holds on the heap: the chunk table and every chunk (a chunk shared with a clone
     /// is counted by each).
     pub(super) fn heap_bytes(&self) -> u64 {
-        let table = self.chunks.capacity() * std::mem::size_of::<Option<Arc<[T]>>>();
-        let chunk = CHUNK * std::mem::size_of::<T>();
+        let table = self.chunks.capacity() * std::mem::size_of::<Option<Arc<[T::Atomic]>>>();
+        let chunk = CHUNK * std::mem::size_of::<T::Atomic>();
         (table + self.allocated_chunks() * chunk) as u64
     }
 
@@ -131,16 +212,19 @@ impl MapTable {
         block: u32,
         slots_before: u32,
     ) -> Option<(Ppn, u32)> {
-        let old = self.lookup(lpn).map(|p| (p, self.size_of(lpn)));
-        if old.is_none() {
-            self.mapped += 1;
-        }
-        self.l2p.set(lpn as usize, ppn + 1);
-        if let Some(s) = &mut self.sizes {
-            s.set(lpn as usize, k as u8);
-        }
+        let old = self.l2p.replace(lpn as usize, ppn + 1).checked_sub(1);
+        let old_k = match &mut self.sizes {
+            Some(s) => u32::from(s.replace(lpn as usize, k as u8)),
+            None => 1,
+        };
         self.reverse[block as usize].push(lpn, k as u8, slots_before);
-        old
+        match old {
+            Some(p) => Some((p, old_k)),
+            None => {
+                self.mapped += 1;
+                None
+            }
+        }
     }
 
     /// Unmap `lpn`; returns its old location and size, if it was mapped.
