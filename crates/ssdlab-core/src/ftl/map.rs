@@ -62,7 +62,7 @@ impl Entry for u8 {
 /// A vector of `len` values, default until written, stored as lazily allocated, copy-on-write chunks.
 #[derive(Debug)]
 pub(super) struct ChunkedVec<T: Entry> {
-    chunks: Vec<Option<Arc<[T::Atomic]>>>,
+    chunks: Vec<Option<Arc<[T::Atomic; CHUNK]>>>,
     len: usize,
 }
 
@@ -106,7 +106,7 @@ impl<T: Entry> ChunkedVec<T> {
 
     /// Chunk `c`, allocated if it was not and copied if a clone shares it, so that it can be written.
     #[inline]
-    fn owned_chunk(&mut self, c: usize) -> &[T::Atomic] {
+    fn owned_chunk(&mut self, c: usize) -> &[T::Atomic; CHUNK] {
         // No other `Arc` of the chunk exists (the count is 1, and `&mut self` keeps anyone from cloning it
         // meanwhile): nobody else reads it. The fence orders the reads a clone made before dropping its
         // `Arc` (a release) before the writes that follow.
@@ -119,11 +119,12 @@ impl<T: Entry> ChunkedVec<T> {
 
     #[cold]
     fn make_owned(&mut self, c: usize) {
-        let copy = match &self.chunks[c] {
+        let copy: Arc<[T::Atomic]> = match &self.chunks[c] {
             Some(shared) => shared.iter().map(|a| T::load(a).atomic()).collect(),
             None => std::iter::repeat_n(T::default(), CHUNK).map(T::atomic).collect(),
         };
-        self.chunks[c] = Some(copy);
+        // a fixed-size chunk: one pointer in the table, no bounds check on access
+        self.chunks[c] = Some(copy.try_into().expect("CHUNK entries"));
     }
 
     /// Back to all default values, freeing every chunk.
@@ -134,7 +135,7 @@ impl<T: Entry> ChunkedVec<T> {
     /// Bytes this vector holds on the heap: the chunk table and every chunk (a chunk shared with a clone
     /// is counted by each).
     pub(super) fn heap_bytes(&self) -> u64 {
-        let table = self.chunks.capacity() * std::mem::size_of::<Option<Arc<[T::Atomic]>>>();
+        let table = self.chunks.capacity() * std::mem::size_of::<Option<Arc<[T::Atomic; CHUNK]>>>();
         let chunk = CHUNK * std::mem::size_of::<T::Atomic>();
         (table + self.allocated_chunks() * chunk) as u64
     }
