@@ -32,6 +32,9 @@ use map::MapTable;
 use pool::BlockPool;
 use slc::{PostCacheNow, SlcCache};
 
+/// LPNs in one chunk of the L2P map: the unit it is allocated and copied on write in.
+pub const MAP_CHUNK_LPNS: u32 = 1 << 16;
+
 /// Logical page number: a 4 KiB host page.
 pub(crate) type Lpn = u32;
 
@@ -142,7 +145,7 @@ pub struct FtlMemory {
     pub map: u64,
     /// The block pool: per-block records and per-die lists.
     pub pool: u64,
-    /// L2P chunks allocated (each covers 4096 LPNs).
+    /// L2P chunks allocated (each covers [`MAP_CHUNK_LPNS`] LPNs).
     pub map_chunks: usize,
 }
 
