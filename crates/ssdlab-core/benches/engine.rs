@@ -100,12 +100,8 @@ fn scenario(name: &str) -> String {
             let mut d = preset("bg4-128gb", &[]);
             let t = Instant::now();
             let file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&path).expect("open"));
-            let mut reader = ssdlab_core::host::TraceReader::new(
-                file,
-                ssdlab_core::host::TraceFormat::Msr,
-                d.capacity_bytes(),
-                true,
-            );
+            let mut reader =
+                ssdlab_core::TraceReader::new(file, ssdlab_core::TraceFormat::Msr, d.capacity_bytes(), true);
             let opts = ssdlab_core::ReplayOptions {
                 timing: ssdlab_core::Timing::AsFastAsPossible,
                 ..Default::default()

@@ -114,6 +114,7 @@ pub enum Timing {
 /// How [`Drive::replay`] plays a trace.
 #[derive(Clone, Copy, Debug)]
 pub struct ReplayOptions {
+    /// Recorded times or as fast as possible.
     pub timing: Timing,
     /// Recorded timing: 2.0 replays twice as fast.
     pub speed: f64,
@@ -139,6 +140,7 @@ struct RunningJob {
 /// What a run produced: measurements and the change in every counter.
 #[derive(Clone, Debug)]
 pub struct RunResult {
+    /// IO counts, bytes, latencies and the per-interval series of the run.
     pub stats: RunStats,
     /// Every counter's change over the run ([`Counters::delta`]: totals subtract, levels are the value
     /// at the end, derived ones such as `waf` are the run's own).
@@ -150,6 +152,7 @@ pub struct RunResult {
 }
 
 impl Drive {
+    /// A fresh drive: nothing written, time 0. Fails if `cfg` does not validate.
     pub fn new(cfg: DriveConfig) -> Result<Self, SimError> {
         cfg.validate()?;
         Ok(Drive {
@@ -165,6 +168,7 @@ impl Drive {
         })
     }
 
+    /// The drive's configuration.
     pub fn config(&self) -> &DriveConfig {
         &self.cfg
     }
@@ -648,6 +652,7 @@ impl RunResult {
         }
     }
 
+    /// Latency over all IOs of the run.
     pub fn latency(&self) -> &Latency {
         &self.stats.lat_all
     }

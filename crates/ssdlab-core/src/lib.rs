@@ -13,13 +13,15 @@
 //! Time is integer nanoseconds (`engine::Ns`); randomness comes from named, seeded Xoshiro256++ streams
 //! (`engine::stream`); the same config, workload and seed give the same result bit for bit.
 
+#![warn(missing_docs)]
+
 pub mod config;
 pub mod controller;
 pub mod drive;
 pub mod engine;
 mod error;
 pub mod ftl;
-pub mod host;
+mod host;
 pub mod link;
 pub mod nand;
 pub mod stats;
@@ -27,7 +29,10 @@ pub mod stats;
 pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
-pub use host::{Command, Completion, Op, Rw, Status, Workload, WorkloadError};
+pub use host::{
+    Command, Completion, FieldValue, Job, Op, Rw, Status, TraceError, TraceFormat, TraceReader, TraceRecord,
+    Workload, WorkloadError,
+};
 pub use stats::{Counter, Counters, Latency, RunStats, Series};
 
 /// The crate version, reported with every result.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use ssdlab_core::host::{Command, Job, Op};
+use ssdlab_core::{Command, Job, Op};
 use ssdlab_core::{Counter, Drive, Rw, Workload};
 
 fn fresh() -> Drive {

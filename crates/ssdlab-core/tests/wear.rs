@@ -47,7 +47,7 @@ fn factory_bad_blocks_are_marked_per_die_by_seed_and_never_written() {
     let mut d = small(&[("ftl.factory_bad_block_pct", "5")]);
     let bad = blocks_in(&d, BlockState::Bad);
     assert_eq!(bad.len(), 4 * 3, "round(5% of 64) = 3 per die");
-    let other = small(&[("ftl.factory_bad_block_pct", "5"), ("ftl.bad_block_seed", "2")]);
+    let other = small(&[("ftl.factory_bad_block_pct", "5"), ("seed", "2")]);
     assert_ne!(bad, blocks_in(&other, BlockState::Bad), "the map follows the seed");
     let cap = d.capacity_bytes();
     fill(&mut d, cap);

@@ -156,8 +156,11 @@ fn bad_workloads_name_the_field() {
     ];
     for (w, field) in cases {
         match d.run(&w, &mut |_| true) {
-            Err(SimError::Workload(e)) => assert_eq!(e.field, field, "{e}"),
-            other => panic!("{field}: expected a WorkloadError, got {other:?}"),
+            Err(SimError::InvalidWorkload(problems)) => {
+                let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+                assert_eq!(fields, [field], "exactly the bad field is named");
+            }
+            other => panic!("{field}: expected the workload's problems, got {other:?}"),
         }
     }
     assert_eq!("randomread".parse::<Rw>().unwrap_err().field, "rw");

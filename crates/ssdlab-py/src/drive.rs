@@ -6,7 +6,7 @@ use crate::workload;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use ssdlab_core::host::{Command, Op, TraceFormat, TraceReader};
+use ssdlab_core::{Command, Op, TraceFormat, TraceReader};
 use ssdlab_core::{Drive, DriveConfig, ReplayOptions, SimError, Timing};
 use std::io::{BufRead, BufReader, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -157,7 +157,7 @@ impl NativeDrive {
         Ok(borrow(slf)?.drive.next_completion_ns())
     }
 
-    /// Replay the trace at `path` (see `ssdlab_core::host::TraceReader` for the formats). Returns the
+    /// Replay the trace at `path` (see `ssdlab_core::TraceReader` for the formats). Returns the
     /// result, the bad lines skipped (with `skip_bad`) and the lines read. Releases the GIL; `progress`
     /// gets the fraction of the file read.
     #[pyo3(signature = (path, format = "auto", timing = "recorded", speed = 1.0, iodepth = 32, wrap = true,

@@ -4,7 +4,7 @@
 use crate::errors::workload_errors;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};
-use ssdlab_core::host::FieldValue;
+use ssdlab_core::FieldValue;
 use ssdlab_core::{Workload, WorkloadError};
 
 /// The workload, or a `WorkloadError` listing every problem (unknown keys, wrong types, bad values).

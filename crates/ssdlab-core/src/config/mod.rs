@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use validate::{ConfigError, Problem};
 
+/// A whole drive: one preset file (`python/ssdlab/presets/*.toml`), every key required.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
@@ -21,10 +22,15 @@ pub struct DriveConfig {
     /// Root seed of the drive's own randomness (factory bad blocks, HMB bit errors); each part draws its
     /// own stream from it ([`crate::engine::stream`]). A workload's randomness has its own seed.
     pub seed: u64,
+    /// `[host]`: the host side of the interface.
     pub host: HostConfig,
+    /// `[link]`: PCIe or SATA.
     pub link: LinkConfig,
+    /// `[controller]`: firmware, write buffer, map cache, compression.
     pub controller: ControllerConfig,
+    /// `[ftl]`: capacity, garbage collection, wear, SLC cache.
     pub ftl: FtlConfig,
+    /// `[nand]`: geometry and timings.
     pub nand: NandConfig,
 }
 
@@ -38,10 +44,13 @@ pub struct HostConfig {
     pub complete_ns: u64,
 }
 
+/// The kind of host link.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkKind {
+    /// PCI Express (NVMe).
     Pcie,
+    /// SATA (AHCI).
     Sata,
 }
 
@@ -49,6 +58,7 @@ pub enum LinkKind {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
+    /// `pcie` or `sata`.
     pub kind: LinkKind,
     /// PCIe generation 1-4; for SATA the revision (3 = 6 Gb/s).
     pub gen: u32,
@@ -66,6 +76,7 @@ pub struct LinkConfig {
     pub queue_depth_limit: u32,
 }
 
+/// Where map pages are cached (`controller.map_cache.location`).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum MapLocation {
@@ -86,6 +97,7 @@ pub enum MapLocation {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MapCacheConfig {
+    /// `dram`, `hmb` or `sram`.
     pub location: MapLocation,
     /// Controller time of one map lookup that hits the cache (for `hmb`, on top of the link round trip).
     pub lookup_ns: u64,
@@ -120,7 +132,9 @@ pub struct ControllerConfig {
     /// It lives in the controller's SRAM: with the map cache there too (`map_cache.location = "sram"`,
     /// a DRAM-less drive without HMB), the map cache's `sram_size_kib` comes out of it.
     pub write_buffer_kib: u64,
+    /// `[controller.map_cache]`.
     pub map_cache: MapCacheConfig,
+    /// `[controller.compression]`.
     pub compression: CompressionConfig,
 }
 
@@ -133,6 +147,7 @@ pub struct ControllerConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CompressionConfig {
+    /// Compress host data before it is written.
     pub enabled: bool,
     /// NAND bytes per host byte for the most compressible data (MODELLING.md: ~0.14 on SandForce).
     pub best_ratio: f64,
@@ -142,6 +157,7 @@ pub struct CompressionConfig {
     pub engine_mbps: f64,
 }
 
+/// How garbage collection picks its victim (`ftl.gc_policy`); each is one file in `ftl/gc/`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicy {
@@ -150,6 +166,9 @@ pub enum GcPolicy {
     /// Victim = the closed block with the best (1 - u) * age / (1 + u) (Rosenblum & Ousterhout's LFS
     /// cost-benefit): old, mostly invalid blocks first, so cold data is not copied again and again.
     CostBenefit,
+    /// Victim = the fewest valid pages among the `gc_window_blocks` blocks of the die closed longest ago
+    /// (a FIFO of closed blocks searched only at its head).
+    WindowedGreedy,
 }
 
 /// The flash translation layer: capacity exposed to the host, garbage collection, the SLC cache.
@@ -158,7 +177,10 @@ pub enum GcPolicy {
 pub struct FtlConfig {
     /// Capacity the host sees, decimal GB; the rest of the NAND is over-provisioning.
     pub user_capacity_gb: f64,
+    /// GC victim selection: `greedy`, `cost-benefit` or `windowed-greedy`.
     pub gc_policy: GcPolicy,
+    /// Blocks per die `windowed-greedy` GC looks at, oldest first (other policies look at every block).
+    pub gc_window_blocks: u32,
     /// Foreground GC starts on a die when its free blocks fall to this number.
     pub gc_threshold_free_blocks: u32,
     /// Background work (idle GC, folding) starts once the host has been idle this long.
@@ -172,8 +194,7 @@ pub struct FtlConfig {
     pub pe_cycle_limit: u32,
     /// Blocks marked bad at the factory, percent of each die's blocks.
     pub factory_bad_block_pct: f64,
-    /// Seed of the factory bad-block map (part of the drive, not of a workload).
-    pub bad_block_seed: u64,
+    /// `[ftl.slc_cache]`.
     pub slc_cache: SlcCacheConfig,
 }
 
@@ -199,6 +220,7 @@ pub enum PostCache {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlcCacheConfig {
+    /// Run free native blocks in SLC mode as a write cache.
     pub enabled: bool,
     /// SLC capacity that never goes away, decimal GB of host data.
     pub static_gb: f64,
@@ -218,16 +240,22 @@ pub struct SlcCacheConfig {
     pub idle_fold: bool,
 }
 
+/// NAND cell type: bits stored per cell.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum CellType {
+    /// One bit per cell.
     Slc,
+    /// Two bits per cell.
     Mlc,
+    /// Three bits per cell.
     Tlc,
+    /// Four bits per cell.
     Qlc,
 }
 
 impl CellType {
+    /// Bits stored per cell (1 to 4).
     pub fn bits_per_cell(self) -> u32 {
         match self {
             CellType::Slc => 1,
@@ -238,6 +266,7 @@ impl CellType {
     }
 }
 
+/// How the NAND channel bus clocks data.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum BusMode {
@@ -252,12 +281,19 @@ pub enum BusMode {
 #[serde(deny_unknown_fields)]
 #[allow(non_snake_case)]
 pub struct NandConfig {
+    /// `slc`, `mlc`, `tlc` or `qlc`.
     pub cell: CellType,
+    /// Channels from the controller to the NAND.
     pub channels: u32,
+    /// Dies on each channel.
     pub dies_per_channel: u32,
+    /// Planes per die (a multi-plane operation works on all of them at once).
     pub planes_per_die: u32,
+    /// Blocks per plane.
     pub blocks_per_plane: u32,
+    /// Pages per block (native density).
     pub pages_per_block: u32,
+    /// Bytes per page, KiB.
     pub page_size_kib: u32,
     /// Program all bits of a wordline at once (3D TLC/QLC one-shot): a program unit is
     /// bits_per_cell pages per plane.
@@ -283,7 +319,9 @@ pub struct NandConfig {
     pub cache_program: bool,
     /// Channel bus rate in mega-transfers per second, 8 bits per transfer.
     pub bus_mts: u32,
+    /// `sync` (DDR) or `async` (SDR).
     pub bus_mode: BusMode,
+    /// `[nand.suspension]`.
     pub suspension: NandSuspensionConfig,
 }
 

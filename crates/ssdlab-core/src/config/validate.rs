@@ -17,6 +17,7 @@ pub struct Problem {
 /// A drive config that cannot be used; lists every problem found.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ConfigError {
+    /// Every problem found, in the order checked.
     pub problems: Vec<Problem>,
 }
 
@@ -259,6 +260,7 @@ impl DriveConfig {
         // SLC NAND is rated ~100k P/E cycles; 1M leaves room for what-ifs
         c.range_u("ftl.pe_cycle_limit", f.pe_cycle_limit.into(), 0, 1_000_000);
         c.range_f("ftl.factory_bad_block_pct", f.factory_bad_block_pct, 0.0, 50.0);
+        c.range_u("ftl.gc_window_blocks", f.gc_window_blocks.into(), 1, 1 << 20);
         let reserve = u64::from(n.channels * n.dies_per_channel)
             * (u64::from(f.gc_threshold_free_blocks) + 3)
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));

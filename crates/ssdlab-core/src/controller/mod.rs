@@ -28,7 +28,9 @@ pub struct ControllerCounters {
     pub unmapped_reads: u64,
     /// Map-page lookups (one per map page a command touches).
     pub map_lookups: u64,
+    /// Map lookups that found their map page cached.
     pub map_hits: u64,
+    /// Map lookups that had to load their map page.
     pub map_misses: u64,
     /// Map pages read from NAND (misses of map pages on flash, prefetches, ECC reloads).
     pub map_pages_read: u64,
@@ -44,15 +46,20 @@ pub struct ControllerCounters {
     pub write_buffer_stall_ns: u64,
 }
 
+/// The controller: firmware cores, write buffer, map cache, compression engine, and the FTL and NAND it
+/// drives. Read-only outside the crate: [`Drive::controller`](crate::Drive::controller) lends it to tests.
 #[derive(Clone, Debug)]
 pub struct Controller {
     read_overhead: Ns,
     write_overhead: Ns,
     cores: Vec<Ns>,
+    /// The host link.
     pub link: Link,
     buffer: WriteBuffer,
     map: MapCache,
+    /// The flash translation layer (inspect it with [`Ftl::lookup`], [`Ftl::block`], [`Ftl::heap_bytes`]).
     pub ftl: Ftl,
+    /// The NAND dies and channels.
     pub nand: Nand,
     /// Host program units sent to flash and not yet programmed: (first PPN, slots, programmed at).
     in_flight: Vec<(Ppn, u32, Ns)>,
@@ -60,15 +67,17 @@ pub struct Controller {
     compression: CompressionConfig,
     /// The compression engine's busy time: [compress, decompress].
     engine: [GapTimeline; 2],
+    /// What the controller has done.
     pub counters: ControllerCounters,
 }
 
 impl Controller {
+    /// A controller for `cfg`, with a fresh (unwritten) FTL.
     pub fn new(cfg: &DriveConfig) -> Self {
         let compression = cfg.controller.compression.clone();
         let slot_bytes = if compression.enabled { 256 } else { 4096 };
         let nand = Nand::new(&cfg.nand, slot_bytes);
-        let ftl = Ftl::new(&cfg.ftl, nand.geo);
+        let ftl = Ftl::new(&cfg.ftl, nand.geo, cfg.seed);
         Controller {
             read_overhead: cfg.controller.read_overhead_ns,
             write_overhead: cfg.controller.write_overhead_ns,

@@ -7,15 +7,18 @@ mod queue;
 mod rng;
 mod timeline;
 
-pub use queue::{Event, EventQueue};
-pub use rng::{stream, Rng};
-pub use timeline::GapTimeline;
+pub(crate) use queue::{Event, EventQueue};
+pub(crate) use rng::{stream, Rng};
+pub(crate) use timeline::GapTimeline;
 
 /// Simulated time in nanoseconds.
 pub type Ns = u64;
 
+/// Nanoseconds in a microsecond.
 pub const NS_PER_US: Ns = 1_000;
+/// Nanoseconds in a millisecond.
 pub const NS_PER_MS: Ns = 1_000_000;
+/// Nanoseconds in a second.
 pub const NS_PER_S: Ns = 1_000_000_000;
 
 /// Time to move `bytes` at `bytes_per_s`, rounded up to a whole nanosecond.

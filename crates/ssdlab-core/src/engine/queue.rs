@@ -30,10 +30,6 @@ impl EventQueue {
     pub fn peek_time(&self) -> Option<Ns> {
         self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! whole-drive fill of 1 TB thus needs the 1 GB page map and little else.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReverseMap {
+pub(super) enum ReverseMap {
     /// (first LPN, count, slots each) for consecutive LPNs.
     Runs(Vec<(u32, u32, u8)>),
     /// One LPN per entry; `sizes` is empty while every entry is one slot.
@@ -24,7 +24,7 @@ impl ReverseMap {
     /// Record `lpn`, `k` slots long, as the next entry; `slots_before` is how many slots the block had
     /// filled before it (sizes the switch to dense arrays).
     #[inline]
-    pub fn push(&mut self, lpn: u32, k: u8, slots_before: u32) {
+    pub(super) fn push(&mut self, lpn: u32, k: u8, slots_before: u32) {
         match self {
             ReverseMap::Runs(runs) => {
                 if let Some((first, n, size)) = runs.last_mut() {
@@ -64,9 +64,17 @@ impl ReverseMap {
         }
     }
 
+    /// Bytes the map holds on the heap.
+    pub(super) fn heap_bytes(&self) -> usize {
+        match self {
+            ReverseMap::Runs(runs) => runs.capacity() * std::mem::size_of::<(u32, u32, u8)>(),
+            ReverseMap::Dense { lpns, sizes } => lpns.capacity() * 4 + sizes.capacity(),
+        }
+    }
+
     /// Visit (slot offset, LPN, slots) for every entry in write order. (Padding only ever ends a block,
     /// so offsets are the running sum of entry sizes.)
-    pub fn for_each(&self, mut f: impl FnMut(u32, u32, u32)) {
+    pub(super) fn for_each(&self, mut f: impl FnMut(u32, u32, u32)) {
         let mut off = 0;
         let mut emit = |lpn: u32, k: u32| {
             f(off, lpn, k);

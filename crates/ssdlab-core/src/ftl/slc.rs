@@ -1,8 +1,12 @@
-//! The dynamic SLC cache: its budget, where host data goes, and which SLC blocks to fold.
+//! The dynamic SLC cache: its budget, where host data goes, and the SLC block each die is folding.
+//!
+//! The cache holds no blocks of its own: SLC-mode blocks live in the block pool. It decides from two
+//! numbers the FTL passes in, the host data in SLC-mode blocks (`used`) and the LPNs holding data
+//! (`mapped`).
 
-use super::{mode_index, BlockState, FlashOp, Ftl};
-use crate::config::PostCache;
-use crate::nand::CellMode;
+use super::gc::GcJob;
+use crate::config::{PostCache, SlcCacheConfig};
+use crate::nand::{CellMode, Geometry};
 
 /// What host writes past a full cache do at the drive's present fill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,94 +19,93 @@ pub(super) enum PostCacheNow {
     FoldWholeBlocks,
 }
 
-impl Ftl {
-    /// Host data held in SLC-mode blocks, in slots.
-    pub fn slc_used_slots(&self) -> u64 {
-        self.slc_valid
+#[derive(Clone, Debug)]
+pub(super) struct SlcCache {
+    cfg: SlcCacheConfig,
+    static_slots: u64,
+    user_lpns: u64,
+    /// Slots in one uncompressed 4 KiB page (1, or 16 with 256-byte slots).
+    slots_per_lpn: u32,
+    bits_per_cell: u32,
+    /// Slots of one SLC program unit.
+    slc_unit: u32,
+    /// Per die, the SLC block post-cache folding is moving out.
+    fold_jobs: Vec<Option<GcJob>>,
+}
+
+impl SlcCache {
+    pub(super) fn new(cfg: &SlcCacheConfig, geo: &Geometry, user_lpns: u32) -> Self {
+        SlcCache {
+            cfg: cfg.clone(),
+            static_slots: (cfg.static_gb * 1e9 / f64::from(geo.slot_bytes)) as u64,
+            user_lpns: u64::from(user_lpns),
+            slots_per_lpn: 4096 / geo.slot_bytes,
+            bits_per_cell: geo.bits_per_cell,
+            slc_unit: geo.slots_per_program(CellMode::Slc),
+            fold_jobs: vec![None; geo.dies as usize],
+        }
     }
 
-    /// How much host data the SLC cache may hold now, in slots (0 without a cache).
-    pub fn slc_budget_slots(&self) -> u64 {
-        if !self.slc.enabled {
+    /// How much host data the cache may hold now, in slots (0 without a cache).
+    pub(super) fn budget_slots(&self, mapped: u64) -> u64 {
+        if !self.cfg.enabled {
             return 0;
         }
-        let unwritten_lpns = u64::from(self.user_lpns()).saturating_sub(self.mapped);
+        let unwritten_lpns = self.user_lpns.saturating_sub(mapped);
         let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
-        self.slc_static_slots
-            + (self.slc.dynamic_fraction * unwritten / f64::from(self.geo.bits_per_cell)) as u64
+        self.static_slots + (self.cfg.dynamic_fraction * unwritten / f64::from(self.bits_per_cell)) as u64
     }
 
     /// Whether another SLC program unit would take the cache past its budget.
-    pub(super) fn slc_cache_full(&self) -> bool {
-        self.slc_valid + u64::from(self.geo.slots_per_program(CellMode::Slc)) > self.slc_budget_slots()
+    pub(super) fn is_full(&self, used: u64, mapped: u64) -> bool {
+        used + u64::from(self.slc_unit) > self.budget_slots(mapped)
     }
 
     /// How host writes past a full cache are handled now, by `post_cache` and how full the drive is
     /// (`fold_above_fill`, `fold_whole_blocks_above_fill`): a firmware policy keyed to the fill, not to time.
-    pub(super) fn post_cache(&self) -> PostCacheNow {
-        let fill = self.mapped as f64 / f64::from(self.user_lpns());
+    pub(super) fn post_cache(&self, mapped: u64) -> PostCacheNow {
+        let fill = mapped as f64 / self.user_lpns as f64;
         let past = |level: f64| level < 1.0 && fill >= level;
-        if self.slc.post_cache == PostCache::Fold || past(self.slc.fold_whole_blocks_above_fill) {
+        if self.cfg.post_cache == PostCache::Fold || past(self.cfg.fold_whole_blocks_above_fill) {
             PostCacheNow::FoldWholeBlocks
-        } else if past(self.slc.fold_above_fill) {
+        } else if past(self.cfg.fold_above_fill) {
             PostCacheNow::FoldInterleaved
         } else {
             PostCacheNow::Direct
         }
     }
 
-    /// Post-cache folding on `die`: move about `quota` slots (whole SLC pages) of the SLC block being
-    /// folded there into native blocks, taking the die's emptiest closed SLC block when none is under way
-    /// (`u64::MAX`: finish the block).
-    pub(super) fn fold_slc(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
-        let d = die as usize;
-        if self.fold_jobs[d].is_none() {
-            let Some(victim) = self.slc_victim(die) else { return };
-            self.fold_jobs[d] = Some(self.start_gc_job(victim));
-        }
-        // step_gc_job works on the die's GC job slot: lend it the fold job
-        std::mem::swap(&mut self.fold_jobs[d], &mut self.gc_jobs[d]);
-        self.step_gc_job(die, quota, ops);
-        std::mem::swap(&mut self.fold_jobs[d], &mut self.gc_jobs[d]);
-    }
-
     /// Where the next host program unit goes: SLC while the cache has room, else by the post-cache policy.
-    pub(super) fn host_mode(&self) -> CellMode {
-        if !self.slc.enabled {
+    pub(super) fn host_mode(&self, used: u64, mapped: u64) -> CellMode {
+        if !self.cfg.enabled {
             return CellMode::Native;
         }
-        if !self.slc_cache_full() || self.post_cache() != PostCacheNow::Direct {
+        if !self.is_full(used, mapped) || self.post_cache(mapped) != PostCacheNow::Direct {
             CellMode::Slc
         } else {
             CellMode::Native
         }
     }
 
-    /// The closed SLC block on `die` with the least valid data.
-    pub(super) fn slc_victim(&self, die: u32) -> Option<u32> {
-        if self.slc_closed[die as usize] == 0 {
-            return None;
-        }
-        self.die_blocks(die)
-            .filter(|&b| {
-                let i = &self.blocks[b as usize];
-                i.state == BlockState::Closed && i.mode == CellMode::Slc
-            })
-            .min_by_key(|&b| (self.blocks[b as usize].valid, b))
+    /// Whether SLC data is folded to native blocks in idle time.
+    pub(super) fn idle_fold(&self) -> bool {
+        self.cfg.idle_fold
     }
 
-    /// True if `die` has a closed SLC block to fold; an open SLC host block that no host program unit is
-    /// filling is closed for the purpose, so idle folding can empty the cache completely.
-    pub(super) fn close_idle_slc_block(&mut self, die: u32) -> bool {
-        if self.slc_closed[die as usize] == 0 {
-            if let Some(b) = self.host_open[die as usize][mode_index(CellMode::Slc)] {
-                if self.host_units[die as usize].as_ref().is_none_or(|u| u.block != b) {
-                    self.host_open[die as usize][mode_index(CellMode::Slc)] = None;
-                    self.blocks[b as usize].state = BlockState::Closed;
-                    self.slc_closed[die as usize] += 1;
-                }
-            }
-        }
-        self.slc_closed[die as usize] > 0
+    pub(super) fn is_folding(&self, die: u32) -> bool {
+        self.fold_jobs[die as usize].is_some()
+    }
+
+    pub(super) fn take_fold(&mut self, die: u32) -> Option<GcJob> {
+        self.fold_jobs[die as usize].take()
+    }
+
+    pub(super) fn put_fold(&mut self, die: u32, job: Option<GcJob>) {
+        self.fold_jobs[die as usize] = job;
+    }
+
+    /// No fold under way anywhere (sanitize).
+    pub(super) fn clear(&mut self) {
+        self.fold_jobs.fill(None);
     }
 }

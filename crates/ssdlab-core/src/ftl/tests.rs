@@ -3,7 +3,7 @@
 //! and every LPN reads back the tag of its last write.
 
 use super::*;
-use crate::config::{CellType, NandConfig, PostCache};
+use crate::config::{CellType, GcPolicy, NandConfig, PostCache, SlcCacheConfig};
 use proptest::prelude::*;
 
 /// A small FTL, small enough that GC runs often.
@@ -17,7 +17,7 @@ struct Small {
     slc: bool,
     /// 4096, or 256 for a compressing drive
     slot_bytes: u32,
-    cost_benefit: bool,
+    gc_policy: GcPolicy,
     wear_leveling_threshold: u32,
     factory_bad_block_pct: f64,
     /// `post_cache` by fill: (`fold_above_fill`, `fold_whole_blocks_above_fill`), 1 = never
@@ -34,7 +34,7 @@ impl Default for Small {
             op_pct: 20.0,
             slc: false,
             slot_bytes: 4096,
-            cost_benefit: false,
+            gc_policy: GcPolicy::Greedy,
             wear_leveling_threshold: 0,
             factory_bad_block_pct: 0.0,
             fold_fills: (1.0, 1.0),
@@ -77,14 +77,14 @@ fn small_ftl(spec: Small) -> Ftl {
     let user_gb = user_slots as f64 * f64::from(slot_bytes) / per_lpn * 4096.0 / 1e9;
     let cfg = FtlConfig {
         user_capacity_gb: user_gb,
-        gc_policy: if spec.cost_benefit { GcPolicy::CostBenefit } else { GcPolicy::Greedy },
+        gc_policy: spec.gc_policy,
+        gc_window_blocks: 8,
         gc_threshold_free_blocks: 2,
         idle_after_ms: 10.0,
         background_gc_free_blocks: 4,
         wear_leveling_threshold: spec.wear_leveling_threshold,
         pe_cycle_limit: 0,
         factory_bad_block_pct: spec.factory_bad_block_pct,
-        bad_block_seed: 1,
         slc_cache: SlcCacheConfig {
             enabled: slc,
             static_gb: 0.0,
@@ -95,7 +95,7 @@ fn small_ftl(spec: Small) -> Ftl {
             idle_fold: true,
         },
     };
-    let mut ftl = Ftl::new(&cfg, geo);
+    let mut ftl = Ftl::new(&cfg, geo, 1);
     ftl.track_payload();
     ftl
 }
@@ -123,13 +123,14 @@ proptest! {
     #[test]
     fn map_stays_consistent_and_reads_return_the_last_write(
         script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, idle in 0..4u32, compressed: bool,
-        cost_benefit: bool, wear_leveling_threshold in prop_oneof![Just(0u32), Just(3u32)],
+        gc_policy in prop_oneof![Just(GcPolicy::Greedy), Just(GcPolicy::CostBenefit), Just(GcPolicy::WindowedGreedy)],
+        wear_leveling_threshold in prop_oneof![Just(0u32), Just(3u32)],
         factory_bad_block_pct in prop_oneof![Just(0.0f64), Just(10.0f64)],
         fold_fills in prop_oneof![Just((1.0f64, 1.0f64)), Just((0.3, 1.0)), Just((0.3, 0.6))],
     ) {
         let slot_bytes = if compressed { 256 } else { 4096 };
         let spec = Small {
-            op_pct, slc, slot_bytes, cost_benefit, wear_leveling_threshold, factory_bad_block_pct, fold_fills,
+            op_pct, slc, slot_bytes, gc_policy, wear_leveling_threshold, factory_bad_block_pct, fold_fills,
             ..Small::default()
         };
         let mut ftl = small_ftl(spec);
@@ -169,7 +170,7 @@ proptest! {
                 }
             }
         }
-        prop_assert!(ftl.counters.gc_blocks_erased > 0, "the script must exercise GC");
+        prop_assert!(ftl.counters().gc_blocks_erased > 0, "the script must exercise GC");
         if let Err(e) = ftl.check_invariants() {
             prop_assert!(false, "{}", e);
         }
@@ -202,7 +203,7 @@ fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
             assert!(*block < ftl.geometry().blocks());
         }
     }
-    assert!(ftl.counters.gc_blocks_erased > 0);
+    assert!(ftl.counters().gc_blocks_erased > 0);
     let (_, max, mean) = ftl.erase_counts();
     assert!(max >= 1 && mean > 0.0);
 }

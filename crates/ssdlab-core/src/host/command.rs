@@ -8,7 +8,9 @@ use std::str::FromStr;
 /// What a command asks of the drive (NVMe Read, Write, Dataset Management deallocate, Flush).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// Read data.
     Read,
+    /// Write data.
     Write,
     /// Deallocate (TRIM): the range's data is dropped from the map.
     Trim,
@@ -54,14 +56,17 @@ impl FromStr for Op {
 /// One host command. Offsets and lengths are bytes, whole 4 KiB logical pages.
 ///
 /// ```
-/// use ssdlab_core::host::{Command, Op};
+/// use ssdlab_core::{Command, Op};
 /// let w = Command { compress_pct: 50, fua: true, ..Command::new(Op::Write, 0, 4096) };
 /// assert_eq!((w.op, w.len, w.tag), (Op::Write, 4096, 0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Command {
+    /// What to do.
     pub op: Op,
+    /// First byte.
     pub offset: u64,
+    /// Bytes.
     pub len: u64,
     /// Writes: how much of the data compresses away, percent (fio's `buffer_compress_percentage`).
     pub compress_pct: u32,
@@ -101,12 +106,16 @@ pub struct Completion {
     pub id: u64,
     /// The command's `tag`.
     pub tag: u64,
+    /// What was done.
     pub op: Op,
+    /// First byte.
     pub offset: u64,
+    /// Bytes.
     pub len: u64,
     /// When the host submitted it.
     pub submit_ns: Ns,
     /// When the host saw it complete.
     pub complete_ns: Ns,
+    /// How it ended.
     pub status: Status,
 }

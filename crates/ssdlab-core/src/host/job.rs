@@ -6,6 +6,7 @@ use crate::engine::{stream, Ns, Rng, NS_PER_S};
 use rand::RngExt;
 
 #[derive(Clone, Debug)]
+/// One fio job of a run: the IOs it issues next (from its own random stream) and its queue.
 pub struct Job {
     rng: Rng,
     rw: Rw,
@@ -17,12 +18,17 @@ pub struct Job {
     compress_pct: u32,
     io_limit: u64,
     issued: u64,
+    /// IOs submitted and not yet complete.
     pub outstanding: u32,
+    /// Most IOs outstanding at once.
     pub iodepth: u32,
     /// Earliest time of the next IO when rate-limited.
     pub next_issue: Ns,
+    /// Time between IOs when rate-limited (0 = not).
     pub issue_interval: Ns,
+    /// A wake-up is already queued.
     pub issue_pending: bool,
+    /// The job has issued everything it will.
     pub done: bool,
 }
 

@@ -24,10 +24,15 @@ use std::str::FromStr;
 /// A trace file layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceFormat {
+    /// fio's `write_iolog` (v2, v3).
     Iolog,
+    /// blkparse's default text output.
     Blkparse,
+    /// MSR Cambridge CSV.
     Msr,
+    /// The SPC trace format.
     Spc,
+    /// `time_us,op,offset,length`.
     Csv,
 }
 
@@ -80,6 +85,7 @@ impl FromStr for TraceFormat {
 pub struct TraceError {
     /// 1-based line number (0: not about one line).
     pub line: u64,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -106,14 +112,16 @@ type Request = (Option<f64>, Op, u64, u64);
 /// and the command, already in whole 4 KiB pages inside the drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceRecord {
+    /// When, from the first request.
     pub at_ns: Option<Ns>,
+    /// The request.
     pub cmd: Command,
 }
 
 /// Reads requests from a trace, one line at a time.
 ///
 /// ```
-/// use ssdlab_core::host::{Op, TraceFormat, TraceReader};
+/// use ssdlab_core::{Op, TraceFormat, TraceReader};
 /// let text = "time_us,op,offset,length\n0,write,0,8192\n250.5,read,1000,100\n";
 /// let mut r = TraceReader::new(text.as_bytes(), TraceFormat::Csv, 1 << 30, true);
 /// let a = r.next().unwrap().unwrap();

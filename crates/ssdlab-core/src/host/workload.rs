@@ -7,25 +7,34 @@ use std::str::FromStr;
 /// fio's `rw`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rw {
+    /// Sequential reads.
     Read,
+    /// Sequential writes.
     Write,
+    /// Random reads.
     RandRead,
+    /// Random writes.
     RandWrite,
     /// Sequential mixed (fio `rw`/`readwrite`), split by `rwmixread`.
     ReadWrite,
     /// Random mixed, split by `rwmixread`.
     RandRw,
+    /// Sequential TRIM (deallocate).
     Trim,
+    /// Random TRIM.
     RandTrim,
 }
 
 impl Rw {
+    /// Every name [`Rw::name`] gives, for error messages.
     pub const NAMES: &'static str = "read, write, randread, randwrite, rw, randrw, trim, randtrim";
 
+    /// Whether offsets are drawn at random (else sequential).
     pub fn is_random(self) -> bool {
         matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim)
     }
 
+    /// fio's name for it.
     pub fn name(self) -> &'static str {
         match self {
             Rw::Read => "read",
@@ -69,6 +78,7 @@ pub struct WorkloadError {
 }
 
 impl WorkloadError {
+    /// A problem with `field`: `message` says what is allowed, `value` is what was given.
     pub fn new(field: &str, message: &str, value: impl fmt::Display) -> Self {
         WorkloadError { field: field.into(), message: message.into(), value: value.to_string() }
     }
@@ -93,8 +103,11 @@ pub const MAX_TIME_NS: Ns = 10 * 365 * 86_400 * 1_000_000_000;
 /// A field's value before it is typed: what a binding or a job file hands [`Workload::set`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum FieldValue {
+    /// A whole number.
     Int(i128),
+    /// true or false.
     Bool(bool),
+    /// Text.
     Str(String),
 }
 
@@ -115,10 +128,15 @@ impl fmt::Display for FieldValue {
 /// `iodepth` IOs outstanding, or issues `rate_iops` IOs per second if that is set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
+    /// Read, write, trim, sequential or random, or a mix.
     pub rw: Rw,
+    /// Block size of each IO, bytes.
     pub bs: u64,
+    /// IOs each job keeps outstanding.
     pub iodepth: u32,
+    /// Identical jobs running at once.
     pub numjobs: u32,
+    /// Start of the region the jobs work on, bytes.
     pub offset: u64,
     /// 0 = from `offset` to the end of the drive.
     pub size: u64,
@@ -126,7 +144,9 @@ pub struct Workload {
     pub io_size: u64,
     /// 0 = no time limit.
     pub runtime_ns: Ns,
+    /// Run for `runtime_ns` even if `size` has been covered (wrapping around).
     pub time_based: bool,
+    /// Time at the start not measured.
     pub ramp_time_ns: Ns,
     /// Share of reads in mixed workloads, percent.
     pub rwmixread: u32,
@@ -136,6 +156,7 @@ pub struct Workload {
     pub thinktime_ns: Ns,
     /// Carried for the compression model (percent of each buffer that compresses away).
     pub buffer_compress_percentage: u32,
+    /// Seed of the jobs' random streams (offsets, read/write mix).
     pub seed: u64,
     /// Width of the per-interval series.
     pub interval_ns: Ns,
@@ -307,7 +328,7 @@ impl Workload {
     /// maps names to fields. A wrong name, type or integer range is an error naming the field.
     ///
     /// ```
-    /// use ssdlab_core::host::FieldValue;
+    /// use ssdlab_core::FieldValue;
     /// use ssdlab_core::{Rw, Workload};
     /// let mut w = Workload::default();
     /// w.set("rw", FieldValue::Str("randwrite".into())).unwrap();

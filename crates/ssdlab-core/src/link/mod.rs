@@ -16,6 +16,7 @@ pub enum Direction {
     Down,
 }
 
+/// The host link: PCIe or SATA bandwidth per direction, framing and flow-control overhead, latency.
 #[derive(Clone, Debug)]
 pub struct Link {
     /// Encoded line rate, bytes per second of wire symbols carrying data.
@@ -27,10 +28,12 @@ pub struct Link {
     full_duplex: bool,
     /// Busy time per direction (one shared lane for half-duplex SATA).
     lanes: [GapTimeline; 2],
+    /// Commands the device accepts at once.
     pub queue_depth_limit: u32,
 }
 
 impl Link {
+    /// A link as `c` describes it.
     pub fn new(c: &LinkConfig) -> Self {
         let (gt_per_s_per_lane, enc_num, enc_den) = match (c.kind, c.gen) {
             (LinkKind::Pcie, 1) => (2.5e9, 8.0, 10.0),

@@ -14,22 +14,30 @@ pub type Ppn = u32;
 /// a die), the unit the FTL allocates, garbage-collects and erases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
+    /// Channels.
     pub channels: u32,
+    /// Dies, over all channels.
     pub dies: u32,
+    /// Planes per die.
     pub planes: u32,
+    /// Multi-plane blocks per die (= blocks per plane).
     pub blocks_per_die: u32,
+    /// Pages per block at native density.
     pub pages_per_block: u32,
     /// Bytes of one slot, the unit of allocation: 4096, or 256 with compression.
     pub slot_bytes: u32,
     /// Slots per plane page.
     pub slots_per_page: u32,
+    /// Bits per cell at native density.
     pub bits_per_cell: u32,
     /// Pages per plane written by one native program operation (3 for one-shot TLC).
     pub native_pages_per_program: u32,
+    /// Bytes of one plane page.
     pub page_bytes: u64,
 }
 
 impl Geometry {
+    /// The geometry `c` describes, allocating in slots of `slot_bytes`.
     pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
         Geometry {
             channels: c.channels,
@@ -51,6 +59,7 @@ impl Geometry {
         die % self.channels
     }
 
+    /// Multi-plane blocks on the whole drive.
     pub fn blocks(&self) -> u32 {
         self.dies * self.blocks_per_die
     }
@@ -81,20 +90,24 @@ impl Geometry {
         self.pages_per_program(mode) * self.planes * self.slots_per_page
     }
 
+    /// Slots on the whole drive.
     pub fn total_slots(&self) -> u64 {
         u64::from(self.blocks()) * u64::from(self.slots_per_block())
     }
 
+    /// The die `block` is on.
     #[inline]
     pub fn die_of_block(&self, block: u32) -> u32 {
         block / self.blocks_per_die
     }
 
+    /// The slot at `offset` in `block`.
     #[inline]
     pub fn ppn(&self, block: u32, offset: u32) -> Ppn {
         block * self.slots_per_block() + offset
     }
 
+    /// The block slot `ppn` is in.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
         ppn / self.slots_per_block()

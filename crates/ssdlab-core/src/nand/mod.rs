@@ -17,7 +17,9 @@ use suspension::{DieOps, OpKind, Policy, ReadOutcome};
 /// How a block is being used: at its native bits per cell, or one bit per cell (SLC mode, the SLC cache).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CellMode {
+    /// The cell type's own density (TLC: three bits per cell).
     Native,
+    /// One bit per cell: faster, a third (TLC) of the capacity.
     Slc,
 }
 
@@ -29,17 +31,24 @@ pub struct Timing {
     pub tR: Vec<Ns>,
     /// One-shot program (one entry), or per page type.
     pub tPROG: Vec<Ns>,
+    /// Page read in SLC mode.
     pub slc_tR: Ns,
+    /// Page program in SLC mode.
     pub slc_tPROG: Ns,
+    /// Block erase.
     pub tBERS: Ns,
+    /// Command and address cycles before each array operation.
     pub command: Ns,
     /// Channel bus bytes per second.
     pub bus_bytes_per_s: u64,
+    /// The die senses the next page while the last one moves out over the channel.
     pub cache_read: bool,
+    /// The next unit's data moves in while the die still programs the last one.
     pub cache_program: bool,
 }
 
 impl Timing {
+    /// The timings `c` gives, in nanoseconds.
     pub fn new(c: &NandConfig) -> Self {
         Timing {
             tR: c.tR_us.iter().map(|&t| us_to_ns(t)).collect(),
@@ -54,6 +63,7 @@ impl Timing {
         }
     }
 
+    /// Time the channel bus takes to move `bytes`.
     pub fn bus_ns(&self, bytes: u64) -> Ns {
         transfer_ns(bytes, self.bus_bytes_per_s)
     }
@@ -110,7 +120,9 @@ pub struct NandCounters {
     pub pages_programmed: u64,
     /// Of those, pages programmed in SLC mode.
     pub slc_pages_programmed: u64,
+    /// Blocks erased.
     pub blocks_erased: u64,
+    /// Bytes moved over the channel buses.
     pub bus_bytes: u64,
     /// Host reads that suspended a running program.
     pub program_suspensions: u64,
@@ -126,10 +138,13 @@ pub struct NandCounters {
 /// Timing state of every die and channel.
 #[derive(Clone, Debug)]
 pub struct Nand {
+    /// The shape of the flash.
     pub geo: Geometry,
+    /// Its timings.
     pub timing: Timing,
     dies: Vec<Timeline>,
     channels: Vec<Timeline>,
+    /// What the NAND has done.
     pub counters: NandCounters,
     policy: Policy,
     /// With suspension or read priority on: each die's unfinished operations.
@@ -142,6 +157,7 @@ pub struct Nand {
 }
 
 impl Nand {
+    /// Idle dies and channels for `c`; `slot_bytes` is the unit of allocation (4096, or 256 with compression).
     pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
         let geo = Geometry::new(c, slot_bytes);
         let policy = Policy::new(&c.suspension);

@@ -189,11 +189,11 @@ registry! {
     host_trim_ios: Ios, Total, "Trim (deallocate) commands the host completed.", |s| s.host.trim_ios as f64;
     host_flush_ios: Ios, Total, "Flush commands the host completed.", |s| s.host.flush_ios as f64;
     host_pages_written: Pages, Total, "Logical pages the host wrote, as the FTL mapped them.",
-        |s| s.ctl.ftl.counters.host_lpns_written as f64;
+        |s| s.ctl.ftl.counters().host_lpns_written as f64;
     flash_bytes_written: Bytes, Total,
         "Bytes the FTL placed on flash: host data (as compressed), GC moves and folding.",
         |s| {
-            let f = &s.ctl.ftl.counters;
+            let f = s.ctl.ftl.counters();
             slots(s, f.host_slots_written + f.gc_slots_moved + f.folded_slots)
         };
     nand_pages_read: NandPages, Total,
@@ -221,25 +221,25 @@ registry! {
         "Host reads that went ahead of program, erase or GC work queued on their die.",
         |s| s.ctl.nand.counters.reads_prioritised as f64;
     gc_blocks_erased: Blocks, Total, "Blocks garbage collection erased.",
-        |s| s.ctl.ftl.counters.gc_blocks_erased as f64;
+        |s| s.ctl.ftl.counters().gc_blocks_erased as f64;
     gc_page_moves: Pages, Total,
         "Valid data garbage collection moved, in 4 KiB pages of flash data (compressed data moves fewer).",
-        |s| (s.ctl.ftl.counters.gc_slots_moved * u64::from(s.ctl.nand.geo.slot_bytes) / SLOT_BYTES) as f64;
+        |s| (s.ctl.ftl.counters().gc_slots_moved * u64::from(s.ctl.nand.geo.slot_bytes) / SLOT_BYTES) as f64;
     background_blocks_erased: Blocks, Total, "Of the GC erases, those done in idle time.",
-        |s| s.ctl.ftl.counters.background_blocks_erased as f64;
+        |s| s.ctl.ftl.counters().background_blocks_erased as f64;
     wear_leveling_blocks: Blocks, Total, "Blocks relocated by static wear levelling.",
-        |s| s.ctl.ftl.counters.wear_leveling_blocks as f64;
+        |s| s.ctl.ftl.counters().wear_leveling_blocks as f64;
     factory_bad_blocks: Blocks, Level, "Blocks marked bad at the factory (fixed when the drive is made).",
-        |s| s.ctl.ftl.counters.factory_bad_blocks as f64;
+        |s| s.ctl.ftl.counters().factory_bad_blocks as f64;
     grown_bad_blocks: Blocks, Total, "Blocks retired at their P/E limit.",
-        |s| s.ctl.ftl.counters.grown_bad_blocks as f64;
+        |s| s.ctl.ftl.counters().grown_bad_blocks as f64;
     slc_bytes_written: Bytes, Total, "Host bytes written into SLC-mode blocks (the SLC cache).",
-        |s| slots(s, s.ctl.ftl.counters.slc_slots_written);
+        |s| slots(s, s.ctl.ftl.counters().slc_slots_written);
     folded_bytes: Bytes, Total, "Bytes moved from SLC-mode blocks to native blocks (folding).",
-        |s| slots(s, s.ctl.ftl.counters.folded_slots);
+        |s| slots(s, s.ctl.ftl.counters().folded_slots);
     padded_bytes: Bytes, Total,
         "Bytes left empty at block ends because the next compressed entry did not fit.",
-        |s| slots(s, s.ctl.ftl.counters.padded_slots);
+        |s| slots(s, s.ctl.ftl.counters().padded_slots);
     slc_cache_used_bytes: Bytes, Level, "Host data held in SLC-mode blocks now.",
         |s| slots(s, s.ctl.ftl.slc_used_slots());
     slc_cache_size_bytes: Bytes, Level, "How much host data the SLC cache may hold now (0 without a cache).",
@@ -247,7 +247,7 @@ registry! {
     mapped_bytes: Bytes, Level, "Logical bytes that hold data now (written and not trimmed).",
         |s| (s.ctl.ftl.mapped_lpns() * SLOT_BYTES) as f64;
     trimmed_pages: Pages, Total, "Mapped logical pages that trims deallocated.",
-        |s| s.ctl.ftl.counters.trimmed_slots as f64;
+        |s| s.ctl.ftl.counters().trimmed_slots as f64;
     write_buffer_hits: Pages, Total, "Host reads of 4 KiB served from the write buffer.",
         |s| s.ctl.counters.write_buffer_hits as f64;
     write_buffer_stall_ns: Ns, Total, "Time host writes waited for write-buffer space.",

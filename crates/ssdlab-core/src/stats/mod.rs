@@ -25,16 +25,20 @@ impl Default for Latency {
 }
 
 impl Latency {
+    /// Add one latency.
     #[inline]
     pub fn record(&mut self, ns: Ns) {
         self.hist.saturating_record(ns.max(1));
     }
+    /// Latencies recorded.
     pub fn count(&self) -> u64 {
         self.hist.len()
     }
+    /// Mean latency.
     pub fn mean_ns(&self) -> f64 {
         self.hist.mean()
     }
+    /// Lowest latency (0 when empty).
     pub fn min_ns(&self) -> u64 {
         if self.count() == 0 {
             0
@@ -42,9 +46,11 @@ impl Latency {
             self.hist.min()
         }
     }
+    /// Highest latency.
     pub fn max_ns(&self) -> u64 {
         self.hist.max()
     }
+    /// Standard deviation.
     pub fn stdev_ns(&self) -> f64 {
         self.hist.stdev()
     }
@@ -52,6 +58,7 @@ impl Latency {
     pub fn percentile_ns(&self, p: f64) -> u64 {
         self.hist.value_at_quantile(p.clamp(0.0, 100.0) / 100.0)
     }
+    /// Merge `other` into this distribution.
     pub fn add(&mut self, other: &Latency) {
         self.hist.add(&other.hist).expect("same bounds");
     }
@@ -60,26 +67,39 @@ impl Latency {
 /// Totals of one direction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DirTotals {
+    /// IOs completed.
     pub ios: u64,
+    /// Bytes moved.
     pub bytes: u64,
 }
 
 /// Everything a run measured after its ramp time.
 #[derive(Clone, Debug)]
 pub struct RunStats {
+    /// Time measurement started (after the ramp).
     pub measure_start: Ns,
+    /// Time of the last completion.
     pub last_completion: Ns,
+    /// Reads.
     pub read: DirTotals,
+    /// Writes.
     pub write: DirTotals,
+    /// TRIMs.
     pub trim: DirTotals,
+    /// Flushes.
     pub flush: DirTotals,
+    /// Latency of every IO.
     pub lat_all: Latency,
+    /// Latency of reads.
     pub lat_read: Latency,
+    /// Latency of writes.
     pub lat_write: Latency,
+    /// Throughput and latency per interval.
     pub series: Series,
 }
 
 impl RunStats {
+    /// Empty statistics measuring from `measure_start`, in intervals of `interval_ns`.
     pub fn new(measure_start: Ns, interval_ns: Ns) -> Self {
         RunStats {
             measure_start,

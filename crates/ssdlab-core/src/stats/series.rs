@@ -26,6 +26,7 @@ impl Bin {
 /// power-of-two multiple of the width asked for.
 #[derive(Clone, Debug)]
 pub struct Series {
+    /// Width of one interval.
     pub interval_ns: Ns,
     bins: Vec<Bin>,
 }
@@ -34,6 +35,7 @@ impl Series {
     /// Most intervals kept (a 100 ms interval covers 2.8 hours before it widens; 40 bytes each).
     pub const MAX_INTERVALS: usize = 100_000;
 
+    /// An empty series of `interval_ns` intervals.
     pub fn new(interval_ns: Ns) -> Self {
         Series { interval_ns: interval_ns.max(1), bins: Vec::new() }
     }
