@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 import ssdlab
 from ssdlab.fio import JobFileError, format_normal, load_jobs, parse_jobfile_text, run_jobfile, to_json
@@ -398,90 +396,3 @@ def test_output_file_and_environment(tmp_path: Path) -> None:
     assert out.stdout == ""
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["jobs"][0]["write"]["total_ios"] > 0 and doc["jobs"][0]["read"]["total_ios"] == 0
-
-
-@pytest.mark.benchmark
-def test_job_file_overhead_is_within_five_percent_of_the_api(small_bg4: ssdlab.Drive) -> None:
-    # Parsing the job file and writing fio's output are what the job-file path adds to Drive.run; timed on
-    # their own, since a whole run's wall time varies more than that on a shared machine.
-    import time
-
-    text = "[r]\nrw=randread\nbs=4k\niodepth=32\nsize=1g\nruntime=1s\ntime_based\n"
-    t = time.perf_counter()
-    jf = parse_jobfile_text(text)
-    parse_s = time.perf_counter() - t
-    t = time.perf_counter()
-    small_bg4.clone().run(jf.jobs[0].workload)
-    api_s = time.perf_counter() - t
-    run = run_jobfile(small_bg4.clone(), jf)
-    t = time.perf_counter()
-    json.dumps(to_json(run))
-    format_normal(run)
-    output_s = time.perf_counter() - t
-    assert parse_s + output_s <= 0.05 * api_s, (parse_s, output_s, api_s)
-
-
-# The parser never fails other than with a JobFileError, whatever the text.
-
-_LINES = st.one_of(
-    st.sampled_from(
-        [
-            "[global]",
-            "[job]",
-            "[b]",
-            "stonewall",
-            "new_group",
-            "group_reporting",
-            "time_based",
-            "include",
-            "include nowhere.fio",
-            "[",
-            "[]",
-            "=",
-            "; comment",
-            "wait_for=job",
-        ]
-    ),
-    st.builds(
-        lambda k, v: f"{k}={v}",
-        st.sampled_from([*sorted(OPTIONS), "bogus", ""]),
-        st.one_of(
-            st.sampled_from(
-                [
-                    "4k",
-                    "1g",
-                    "0",
-                    "-1",
-                    "1.5",
-                    "0x10",
-                    "4k,8k",
-                    "50%",
-                    "2s",
-                    "1kib",
-                    "randrw",
-                    "randread:4",
-                    "random",
-                    "zipf",
-                    "1000",
-                    "1024",
-                    "99:99.9",
-                    "${X}",
-                    "${NOPE}",
-                    "",
-                ]
-            ),
-            st.text(max_size=8),
-        ),
-    ),
-    st.text(max_size=12),
-)
-
-
-@given(st.lists(_LINES, max_size=12))
-def test_any_text_parses_or_raises_a_job_file_error(lines: list[str]) -> None:
-    try:
-        jf = parse_jobfile_text("\n".join(lines), "fuzz.fio", env={"X": "4k"})
-    except JobFileError as e:
-        assert str(e).startswith("fuzz.fio") and "\n" not in str(e).strip()
-        return
-    assert jf.jobs and all(isinstance(j.workload, ssdlab.Workload) for j in jf.jobs)
