@@ -276,14 +276,7 @@ impl Drive {
         if !problems.is_empty() {
             return Err(SimError::InvalidWorkload(problems));
         }
-        if self.outstanding() > 0 {
-            return Err(WorkloadError::new(
-                "run",
-                "the drive has submitted commands not yet polled; poll them before a run",
-                self.outstanding(),
-            )
-            .into());
-        }
+        self.require_nothing_outstanding("run")?;
         let before = self.counters();
         let busy_before = self.ctl.nand.die_busy_ns();
         let t0 = self.now;
@@ -388,14 +381,7 @@ impl Drive {
         opts: &ReplayOptions,
         progress: &mut dyn FnMut() -> bool,
     ) -> Result<RunResult, SimError> {
-        if self.outstanding() > 0 {
-            return Err(WorkloadError::new(
-                "replay",
-                "poll the drive's outstanding commands first",
-                self.outstanding(),
-            )
-            .into());
-        }
+        self.require_nothing_outstanding("replay")?;
         let mut problems = Vec::new();
         if !(opts.speed.is_finite() && opts.speed > 0.0) {
             problems.push(WorkloadError::new("speed", "must be a number above 0", opts.speed));
@@ -604,6 +590,18 @@ impl Drive {
     /// more are ready.
     pub fn poll(&mut self) -> Option<Completion> {
         self.pending.pop_due(self.now)
+    }
+
+    /// A run or replay owns the clock and the queue: stepped commands must all be polled first.
+    fn require_nothing_outstanding(&self, what: &str) -> Result<(), WorkloadError> {
+        match self.outstanding() {
+            0 => Ok(()),
+            n => Err(WorkloadError::new(
+                what,
+                "the drive has submitted commands not yet polled; poll them first",
+                n,
+            )),
+        }
     }
 
     /// Commands submitted and not yet polled.

@@ -185,3 +185,16 @@ fn numjobs_is_the_same_as_that_many_identical_specs() {
     assert_eq!(one.latency().max_ns(), three.latency().max_ns());
     assert_eq!(three.jobs.iter().map(|j| j.read.ios).sum::<u64>(), one.stats.read.ios);
 }
+
+#[test]
+fn a_run_waits_until_stepped_commands_are_polled() {
+    let mut d = fresh();
+    d.submit(Command::new(Op::Read, 0, 4096)).unwrap();
+    match d.run(&reads(), &mut |_| true) {
+        Err(ssdlab_core::SimError::Workload(e)) => assert_eq!(e.field, "run"),
+        other => panic!("expected an error naming the run, got {other:?}"),
+    }
+    d.advance_to_next_completion();
+    d.poll().unwrap();
+    assert!(d.run(&reads(), &mut |_| true).is_ok());
+}
