@@ -105,7 +105,15 @@ def test_one_drive_from_two_threads_is_a_drive_busy_error(small_bg4: Drive) -> N
 
 def test_ctrl_c_prints_interrupted_and_exits_130() -> None:
     run = [str(SSDLAB), "workload", "--set", "ftl.user_capacity_gb=16", "--time-based", "--runtime", "1h"]
-    proc = subprocess.Popen(run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As from a terminal: SIGINT handled by default even when the test runner was started in the background
+    # (a non-interactive shell starts background jobs with SIGINT ignored, and children inherit that).
+    proc = subprocess.Popen(
+        run,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(4)  # past start-up: the run is under way
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
