@@ -71,37 +71,9 @@ impl NativeDrive {
             .collect::<PyResult<Vec<_>>>()?;
         let mut slf = borrow_mut(slf)?;
         let drive = &mut slf.drive;
-        let mut pending: Option<PyErr> = None;
-        let outcome = py.detach(|| {
-            let mut on_progress = |fraction: f64| -> bool {
-                if pending.is_some() {
-                    return false;
-                }
-                Python::attach(|py| {
-                    let checked = py.check_signals().and_then(|()| match &progress {
-                        Some(cb) => cb.call1(py, (fraction,)).map(drop),
-                        None => Ok(()),
-                    });
-                    match checked {
-                        Ok(()) => true,
-                        Err(e) => {
-                            pending = Some(e);
-                            false
-                        }
-                    }
-                })
-            };
-            guarded(|| drive.run_jobs(&specs, &mut on_progress))
-        });
-        // An interrupt or a callback error wins, even one that came with the final progress call.
-        if let Some(e) = pending {
-            return Err(e);
-        }
-        match outcome? {
-            Ok(r) => NativeResult::from_run(py, r),
-            Err(SimError::Cancelled) => Err(SimulationError::new_err("the run was cancelled")),
-            Err(e) => Err(to_py(py, e)),
-        }
+        let mut reports = PyProgress::new(progress);
+        let outcome = py.detach(|| guarded(|| drive.run_jobs(&specs, &mut |f| reports.report(f))));
+        reports.finish(py, outcome, "run").and_then(|r| NativeResult::from_run(py, r))
     }
 
     /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.
@@ -222,18 +194,11 @@ impl NativeDrive {
         let opts = ReplayOptions { timing, speed, iodepth, interval_ns };
         let drive = &mut this.drive;
         let mut skipped = 0u64;
-        let mut pending: Option<PyErr> = None;
+        let mut reports = PyProgress::new(progress);
         let outcome = py.detach(|| {
-            let mut on_progress = || -> bool {
-                let fraction =
-                    if size == 0 { 1.0 } else { read.load(Ordering::Relaxed) as f64 / size as f64 };
-                Python::attach(|py| {
-                    let checked = py.check_signals().and_then(|()| match &progress {
-                        Some(cb) => cb.call1(py, (fraction.min(1.0),)).map(drop),
-                        None => Ok(()),
-                    });
-                    checked.map_err(|e| pending = Some(e)).is_ok()
-                })
+            let mut on_progress = || {
+                let read = read.load(Ordering::Relaxed) as f64;
+                reports.report(if size == 0 { 1.0 } else { (read / size as f64).min(1.0) })
             };
             let mut records = reader.by_ref().filter(|r| {
                 let skip = skip_bad && r.is_err();
@@ -242,14 +207,8 @@ impl NativeDrive {
             });
             guarded(|| drive.replay(&mut records, &opts, &mut on_progress))
         });
-        if let Some(e) = pending {
-            return Err(e);
-        }
-        match outcome? {
-            Ok(r) => Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read())),
-            Err(SimError::Cancelled) => Err(SimulationError::new_err("the replay was cancelled")),
-            Err(e) => Err(to_py(py, e)),
-        }
+        let r = reports.finish(py, outcome, "replay")?;
+        Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read()))
     }
 
     /// Let `ns` of simulated time pass with no host IO.
@@ -327,6 +286,46 @@ fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .unwrap_or_else(|| "unknown panic".into());
         SimulationError::new_err(format!("internal error in the simulator (please report it): {what}"))
     })
+}
+
+/// Progress reports from a simulation running without the GIL: the Python callback, and the first error it
+/// or a signal (Ctrl-C) raised, which stops the simulation and wins over its result.
+struct PyProgress {
+    callback: Option<Py<PyAny>>,
+    pending: Option<PyErr>,
+}
+
+impl PyProgress {
+    fn new(callback: Option<Py<PyAny>>) -> Self {
+        PyProgress { callback, pending: None }
+    }
+
+    /// Check for signals and pass `fraction` to the callback; false (stop) once either raised.
+    fn report(&mut self, fraction: f64) -> bool {
+        if self.pending.is_some() {
+            return false;
+        }
+        Python::attach(|py| {
+            let checked = py.check_signals().and_then(|()| match &self.callback {
+                Some(cb) => cb.call1(py, (fraction,)).map(drop),
+                None => Ok(()),
+            });
+            checked.map_err(|e| self.pending = Some(e)).is_ok()
+        })
+    }
+
+    /// The simulation's result, unless an interrupt or a callback error came first (even one raised by
+    /// the final progress call); `what` names it in the cancellation message.
+    fn finish<T>(self, py: Python<'_>, outcome: PyResult<Result<T, SimError>>, what: &str) -> PyResult<T> {
+        if let Some(e) = self.pending {
+            return Err(e);
+        }
+        match outcome? {
+            Ok(r) => Ok(r),
+            Err(SimError::Cancelled) => Err(SimulationError::new_err(format!("the {what} was cancelled"))),
+            Err(e) => Err(to_py(py, e)),
+        }
+    }
 }
 
 /// A reader that counts the bytes read through it (for a replay's progress).
