@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab import Drive, WorkloadError
+from ssdlab import Drive, Workload, WorkloadError
 
 DATA = Path(__file__).parent / "data"
 SMALL = {"ftl.user_capacity_gb": 16}
@@ -150,3 +150,19 @@ def test_a_long_trace_streams_in_little_memory(tmp_path: Path) -> None:
     ios, peak_kib = map(int, out.stdout.split())
     assert ios == 1_000_000
     assert peak_kib < 400 * 1024, f"peak RSS {peak_kib / 1024:.0f} MiB"
+
+
+def test_an_exception_from_the_progress_callback_stops_a_run_or_a_replay(tmp_path: Path) -> None:
+    class Stop(Exception):
+        pass
+
+    def stop(_fraction: float) -> None:
+        raise Stop
+
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_us,op,offset,length\n" + "".join(f"{i},read,0,4096\n" for i in range(100_000)))
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    with pytest.raises(Stop):
+        drive.clone().replay(trace, progress=stop)
+    with pytest.raises(Stop):
+        drive.run(Workload(rw="randread", size="1g", time_based=True, runtime="10s"), progress=stop)
