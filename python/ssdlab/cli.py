@@ -9,6 +9,7 @@ Shell usage::
     ssdlab run --drive my.toml --suite cdm6 --test-size 32g
     ssdlab workload --preset bg4-1tb --rw randwrite --bs 4k --iodepth 32 --size 8g --runtime 10s --json
     ssdlab fio examples/fio/mixed.fio --preset bg4-1tb --output-format json
+    ssdlab run --target /tmp/ssdlab-test.img --target-size 2g --suite cdm   # a real file, through fio
 
 Bad input (unknown preset, bad size, iodepth 0 or not a number, unknown rw or option, bad ``--set`` path)
 prints ``error: <field>: <message>``, one line per problem, on stderr and exits with status 2. Ctrl-C prints
@@ -18,6 +19,7 @@ prints ``error: <field>: <message>``, one line per problem, on stderr and exits 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tomllib
@@ -26,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -49,6 +51,7 @@ from ssdlab.report import counters_table, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
+from ssdlab.target import Target
 from ssdlab.workload import RW_NAMES, Workload
 
 __all__ = ["app", "main"]
@@ -122,6 +125,17 @@ def _progress(enabled: bool, description: str) -> Iterator[Callable[[float, str]
         yield update
 
 
+def _finite(doc: Any) -> Any:
+    """``doc`` with NaN (a counter a real target cannot observe) as JSON's null."""
+    if isinstance(doc, float) and math.isnan(doc):
+        return None
+    if isinstance(doc, dict):
+        return {k: _finite(v) for k, v in doc.items()}
+    if isinstance(doc, list | tuple):
+        return [_finite(v) for v in doc]
+    return doc
+
+
 @app.command()
 def presets() -> None:
     """List the built-in drive presets."""
@@ -170,10 +184,30 @@ def run(
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
     plot: Annotated[Path | None, typer.Option(help="fill: also draw the curve as a PNG.")] = None,
+    target: Annotated[
+        Path | None,
+        typer.Option(
+            help="Run the suite on a real file or block device through real fio instead of a twin "
+            "(same suite definitions, same result shape). A new file is created and removed afterwards."
+        ),
+    ] = None,
+    target_size: Annotated[
+        str | None, typer.Option(help="--target: size of a new file (default 1g).")
+    ] = None,
+    destroy_data: Annotated[
+        bool,
+        typer.Option(
+            help="--target: allow overwriting an existing file, or a block device that holds a partition "
+            "table or filesystem or is mounted."
+        ),
+    ] = False,
+    keep: Annotated[bool, typer.Option(help="--target: keep the file this run created.")] = False,
 ) -> None:
     """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state, the Starblaze
     database mix) and print its results, the published figures beside them where there are any, and the
-    drive's internal counters; write the full result as JSON and an HTML report of it into --out."""
+    drive's internal counters; write the full result as JSON and an HTML report of it into --out.
+
+    With --target PATH the same suite runs on a real file or block device through fio."""
     s = get_suite(suite)
     options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
     s.check(options)
@@ -182,11 +216,37 @@ def run(
             raise workload_error("plot", f"suite {suite} draws no plot", suite)
         if s.plot_check is not None:
             s.plot_check()
-    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
-    with _progress(not json_, f"{suite} on {drive.name}") as progress:
-        res = s.run(drive, options, progress)
+    if target is None:
+        only: tuple[tuple[str, object], ...] = (
+            ("--target-size", target_size),
+            ("--destroy-data", destroy_data),
+            ("--keep", keep),
+        )
+        for name, given in only:
+            if given:
+                raise workload_error(name, "applies only with --target PATH", given)
+        drive: Drive | Target = _drive(preset, drive_file, set_, scale_capacity_gb)
+    else:
+        simulated: tuple[tuple[str, object], ...] = (
+            ("--preset", preset),
+            ("--drive", drive_file),
+            ("--set", set_),
+            ("--scale-capacity-gb", scale_capacity_gb),
+        )
+        for name, given in simulated:
+            if given:
+                raise workload_error(
+                    name, "a real --target is not a simulated drive; drop this option", given
+                )
+        drive = Target.open(target, target_size, destroy_data=destroy_data, keep=keep)
+    try:
+        with _progress(not json_, f"{suite} on {drive.name}") as progress:
+            res = s.run(drive, options, progress)  # type: ignore[arg-type]
+    finally:
+        if isinstance(drive, Target):
+            drive.close()
     created = datetime.now(UTC)
-    doc = {"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()}
+    doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

@@ -28,6 +28,7 @@ ssdlab.counters.UnknownCounterError: unknown counter 'host_write'; did you mean 
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -121,7 +122,11 @@ def delta(before: Mapping[str, float], after: Mapping[str, float]) -> Counters:
     Both snapshots must be whole (every counter that is not derived); a name the registry does not know is a
     ``ValueError``. See the module's example.
     """
-    return Counters(counter_delta(dict(before), dict(after)))
+    span = counter_delta(dict(before), dict(after))
+    if any(math.isnan(v) for v in after.values()):
+        # A real target (ssdlab.target) cannot see inside the drive: what derives from the unseen is unseen.
+        span.update({name: math.nan for name, c in REGISTRY.items() if c.kind == "derived"})
+    return Counters(span)
 
 
 def docs_markdown() -> str:

@@ -391,6 +391,7 @@ def _suite_run(version: str) -> Callable[[Drive, SuiteOptions, Progress | None],
             test_size=o.test_size,
             runs=5 if o.runs is None else o.runs,
             duration=o.duration or "5s",
+            warmup=o.duration or "5s",  # CrystalDiskMark's warm-up run is as long as a measured run
             interval=o.interval or "5s",
             seed=o.seed,
             progress=progress,

@@ -1,0 +1,525 @@
+"""A real file or block device as a suite's drive: the same suite definitions, run through real fio.
+
+:class:`Target` stands where a :class:`ssdlab.Drive` stands in a suite: ``run(workload)`` turns each
+:class:`ssdlab.Workload` into a fio job (``ioengine=io_uring`` or ``libaio``, ``direct=1`` where the target
+allows it), runs Debian's fio on the target and reads its JSON into the same :class:`ssdlab.Result` a twin
+returns, so ``ssdlab run --target`` prints and saves what ``ssdlab run --preset`` does and a real drive can
+stand beside its twin. What fio cannot see (WAF, SLC cache, GC, dies) reads as NaN in the counters; the host
+counters are fio's own.
+
+Safety, checked before anything is written:
+
+- a block device that holds a partition table or a filesystem signature, has partitions, is mounted or is
+  held by another device (LVM, RAID) is refused unless ``destroy_data=True``;
+- an existing file is refused unless ``destroy_data=True`` (it is then used and kept); a new file is created
+  at ``size`` bytes (refused if the filesystem has not that much free space) and removed by :meth:`close`
+  unless ``keep=True``;
+- a suite refuses a target too small for it before its first write (as it refuses a small twin).
+
+Examples
+--------
+>>> import ssdlab, tempfile, os
+>>> from ssdlab.target import Target
+>>> folder = tempfile.mkdtemp()
+>>> with Target.open(os.path.join(folder, "t.img"), size="64m") as t:
+...     res = t.run(ssdlab.Workload(rw="write", bs="1m", size="16m"))
+...     res.write.bytes, t.capacity_bytes
+(16777216, 67108864)
+>>> os.path.exists(os.path.join(folder, "t.img"))  # created here, so removed afterwards
+False
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ssdlab.counters import REGISTRY, Counters
+from ssdlab.errors import workload_error
+from ssdlab.result import Result
+from ssdlab.units import format_size, parse_size, parse_time_ns
+from ssdlab.workload import Workload
+
+__all__ = ["Target", "fio_args"]
+
+#: Percentiles asked of fio; :meth:`_Latency.percentile_ns` interpolates between them.
+_PERCENTILES = (1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
+#: Counters a real target reports (from fio); every other counter is NaN (not observable from the host).
+_HOST_COUNTERS = ("host_read_ios", "host_read_bytes", "host_write_ios", "host_write_bytes", "host_trim_ios")
+
+
+def _ioengine() -> str:
+    """io_uring where the kernel allows it, libaio otherwise (both asynchronous, as CrystalDiskMark's
+    overlapped IO and KDiskMark's libaio are)."""
+    probe = subprocess.run(
+        [
+            "fio",
+            "--name=probe",
+            "--ioengine=io_uring",
+            "--filename=/dev/null",
+            "--size=4k",
+            "--rw=read",
+            "--output-format=terse",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return "io_uring" if probe.returncode == 0 else "libaio"
+
+
+def fio_args(
+    w: Workload, name: str, filename: str, capacity: int, *, direct: bool, ioengine: str
+) -> list[str]:
+    """fio's command-line options for one :class:`ssdlab.Workload` on ``filename`` (one job section).
+
+    Examples
+    --------
+    >>> from ssdlab import Workload
+    >>> args = fio_args(Workload(rw="randread", iodepth=32, size="1g", runtime="5s", time_based=True),
+    ...                 "j0", "/tmp/x", 2 << 30, direct=True, ioengine="io_uring")
+    >>> [a for a in args if a.split("=")[0] in ("--rw", "--iodepth", "--size", "--runtime")]
+    ['--rw=randread', '--iodepth=32', '--size=1073741824', '--runtime=5000000us']
+    """
+    n = w.to_native()
+    offset, size = int(n["offset"]), int(n["size"])
+    args = [
+        f"--name={name}",
+        f"--filename={filename}",
+        f"--ioengine={ioengine}",
+        f"--direct={int(direct)}",
+        f"--rw={n['rw']}",
+        f"--bs={n['bs']}",
+        f"--iodepth={n['iodepth']}",
+        f"--numjobs={n['numjobs']}",
+        f"--offset={offset}",
+        f"--size={size or capacity - offset}",
+        f"--randseed={int(n['seed']) & (2**63 - 1)}",  # fio reads a signed 64-bit seed
+        f"--rwmixread={n['rwmixread']}",
+        "--randrepeat=0",
+    ]
+    if int(n["io_size"]):
+        args.append(f"--io_size={n['io_size']}")
+    if int(n["runtime_ns"]):
+        args.append(f"--runtime={int(n['runtime_ns']) // 1000}us")
+    if n["time_based"]:
+        args.append("--time_based")
+    if int(n["ramp_time_ns"]):
+        args.append(f"--ramp_time={int(n['ramp_time_ns']) // 1000}us")
+    if int(n["rate_iops"]):
+        args.append(f"--rate_iops={n['rate_iops']}")
+    if int(n["thinktime_ns"]):
+        args.append(f"--thinktime={int(n['thinktime_ns']) // 1000}us")
+    pct = int(n["buffer_compress_percentage"])
+    if pct:
+        args += [f"--buffer_compress_percentage={pct}", "--refill_buffers"]
+    return args
+
+
+@dataclass
+class _Latency:
+    """The engine's latency interface over fio's ``lat_ns`` objects (one or several merged)."""
+
+    count: int = 0
+    mean_ns: float = 0.0
+    min_ns: float = 0.0
+    max_ns: float = 0.0
+    stdev_ns: float = 0.0
+    #: (percentile, ns) points, ascending.
+    points: list[tuple[float, float]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, lat: dict[str, Any]) -> _Latency:
+        n = int(lat.get("N", 0))
+        if not n:
+            return cls()
+        points = sorted((float(p), float(v)) for p, v in lat.get("percentile", {}).items())
+        return cls(n, float(lat["mean"]), float(lat["min"]), float(lat["max"]), float(lat["stddev"]), points)
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Latency]) -> _Latency:
+        parts = [p for p in parts if p.count]
+        if len(parts) <= 1:
+            return parts[0] if parts else cls()
+        n = sum(p.count for p in parts)
+        mean = sum(p.count * p.mean_ns for p in parts) / n
+        var = sum(p.count * (p.stdev_ns**2 + (p.mean_ns - mean) ** 2) for p in parts) / n
+        # The mixture's percentiles: invert the count-weighted sum of the parts' CDFs on each part's points.
+        grid = sorted({v for p in parts for _, v in p.points})
+        points = [(100.0 * sum(p.count * p.cdf(v) for p in parts) / n, v) for v in grid]
+        return cls(
+            n, mean, min(p.min_ns for p in parts), max(p.max_ns for p in parts), math.sqrt(var), points
+        )
+
+    def cdf(self, ns: float) -> float:
+        """Share of IOs at or below ``ns`` (0..1), linear between fio's points."""
+        if ns < self.min_ns:
+            return 0.0
+        if ns >= self.max_ns:
+            return 1.0
+        lo = (0.0, self.min_ns)
+        for p, v in [*self.points, (100.0, self.max_ns)]:
+            if ns < v:
+                share = (ns - lo[1]) / (v - lo[1]) if v > lo[1] else 1.0
+                return (lo[0] + (p - lo[0]) * share) / 100.0
+            lo = (p, v)
+        return 1.0
+
+    def percentile_ns(self, p: float) -> float:
+        if not self.count:
+            return 0.0
+        lo = (0.0, self.min_ns)
+        for q, v in [*self.points, (100.0, self.max_ns)]:
+            if p <= q:
+                share = (p - lo[0]) / (q - lo[0]) if q > lo[0] else 1.0
+                return lo[1] + (v - lo[1]) * share
+            lo = (q, v)
+        return self.max_ns
+
+
+@dataclass
+class _FioRun:
+    """The engine's result interface (what :class:`ssdlab.Result` reads) over fio's per-job JSON."""
+
+    entries: list[dict[str, Any]]
+    counters: dict[str, float]
+    series: dict[str, list[float]]
+    jobs: list[_FioRun] = field(default_factory=list)
+    die_utilisation: list[float] = field(default_factory=list)
+
+    def _sum(self, ddir: str, key: str) -> int:
+        return sum(int(e[ddir][key]) for e in self.entries)
+
+    @property
+    def elapsed_ns(self) -> int:
+        return max((int(e["job_runtime"]) for e in self.entries), default=0) * 1_000_000
+
+    read_ios = property(lambda self: self._sum("read", "total_ios"))
+    read_bytes = property(lambda self: self._sum("read", "io_bytes"))
+    write_ios = property(lambda self: self._sum("write", "total_ios"))
+    write_bytes = property(lambda self: self._sum("write", "io_bytes"))
+    trim_ios = property(lambda self: self._sum("trim", "total_ios"))
+
+    def latency(self, which: str) -> _Latency:
+        dirs = ("read", "write") if which == "all" else (which,)
+        return _Latency.merged([_Latency.of(e[d]["lat_ns"]) for e in self.entries for d in dirs])
+
+
+def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
+    """Per-interval columns from fio's averaged bandwidth, IOPS and latency logs (summed over jobs).
+
+    fio logs no per-window maximum beside the average, so ``max_latency_us`` is NaN for a real target."""
+    bw: dict[int, list[float]] = {}
+    iops: dict[int, float] = {}
+    lat: dict[int, list[float]] = {}
+
+    def rows(pattern: str) -> list[tuple[int, float, int]]:
+        out = []
+        for path in sorted(folder.glob(pattern)):
+            for line in path.read_text().splitlines():
+                cols = [c.strip() for c in line.split(",")]
+                if len(cols) >= 3:
+                    # the window a sample closes: fio stamps it a few ms late
+                    k = max(1, round(int(cols[0]) / interval_ms))
+                    out.append((k, float(cols[1]), int(cols[2])))
+        return out
+
+    for k, kib_s, ddir in rows("*_bw.*.log"):
+        bw.setdefault(k, [0.0, 0.0])[min(ddir, 1)] += kib_s * 1024 / 1e6
+    for k, n, _ in rows("*_iops.*.log"):
+        iops[k] = iops.get(k, 0.0) + n
+    for k, ns, _ in rows("*_lat.*.log"):
+        lat.setdefault(k, []).append(ns)
+    keys = sorted(bw)
+    return {
+        "time_s": [k * interval_ms / 1e3 for k in keys],
+        "read_mbps": [bw[k][0] for k in keys],
+        "write_mbps": [bw[k][1] for k in keys],
+        "iops": [iops.get(k, 0.0) for k in keys],
+        "mean_latency_us": [sum(lat[k]) / len(lat[k]) / 1e3 if lat.get(k) else math.nan for k in keys],
+        "max_latency_us": [math.nan for _ in keys],
+    }
+
+
+def _refuse(message: str, path: str) -> Exception:
+    return workload_error("target", message, path)
+
+
+def _block_device_problem(path: str) -> str | None:
+    """Why writing to block device ``path`` would destroy something, or None."""
+    name = os.path.basename(os.path.realpath(path))
+    sysfs = Path("/sys/class/block") / name
+    partitions = sorted(p.name for p in sysfs.glob(f"{name}*") if (p / "partition").exists())
+    if partitions:
+        return f"holds partitions ({', '.join(partitions)})"
+    holders = sorted(p.name for p in (sysfs / "holders").glob("*"))
+    if holders:
+        return f"is in use by {', '.join(holders)}"
+    st = os.stat(path)
+    dev = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    with open("/proc/self/mountinfo", encoding="utf-8") as f:
+        if any(line.split()[2] == dev for line in f):
+            return "is mounted"
+    return _signature(path)
+
+
+def _signature(path: str) -> str | None:
+    """The filesystem or partition-table signature on ``path`` (blkid's probe, plus MBR/GPT magic)."""
+    if shutil.which("blkid"):
+        probe = subprocess.run(
+            ["blkid", "-p", "-o", "export", path], capture_output=True, text=True, check=False
+        )
+        found = dict(line.split("=", 1) for line in probe.stdout.splitlines() if "=" in line)
+        kind = found.get("TYPE") or found.get("PTTYPE")
+        if probe.returncode == 0 and kind:
+            return f"holds a signature: {kind} (blkid)"
+    with open(path, "rb") as f:
+        head = f.read(1024)
+    if head[512:520] == b"EFI PART":
+        return "holds a GPT partition table"
+    if len(head) >= 512 and head[510:512] == b"\x55\xaa":
+        return "holds an MBR boot signature"
+    return None
+
+
+class Target:
+    """A file or block device that suites run on through real fio. Use :meth:`open` (a context manager).
+
+    The interface is the part of :class:`ssdlab.Drive` the suites use: ``name``, ``capacity_bytes``,
+    ``now_s``, ``run``, ``idle`` (real sleep), ``trim`` and ``sanitize`` (hole punching on a file,
+    ``blkdiscard`` on a device), ``counters`` and ``config_toml``. ``clone`` and ``scale_capacity`` have no
+    real counterpart and raise :class:`ssdlab.WorkloadError` naming the target.
+    """
+
+    def __init__(self, path: str, capacity: int, *, created: bool, keep: bool, block: bool) -> None:
+        self.path = path
+        self._capacity = capacity
+        self._created, self._keep, self._block = created, keep, block
+        self._ioengine = _ioengine()
+        self._direct = self._direct_ok()
+        self._t0 = time.monotonic()
+        self._host = dict.fromkeys(_HOST_COUNTERS, 0.0)
+        self.fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        size: int | str | None = None,
+        *,
+        destroy_data: bool = False,
+        keep: bool = False,
+    ) -> Target:
+        """Open ``path`` for benchmarking after the safety checks (see the module docs).
+
+        ``size``: the size of a new file (default 1 GiB); a block device's size is its own.
+        """
+        if shutil.which("fio") is None:
+            raise _refuse("fio is not installed; `make sysdeps` installs Debian's fio", str(path))
+        p = str(path)
+        if os.path.exists(p) and stat.S_ISBLK(os.stat(p).st_mode):
+            problem = _block_device_problem(p)
+            if problem and not destroy_data:
+                raise _refuse(f"{p} {problem}; pass --destroy-data to overwrite it", p)
+            with open(p, "rb") as f:
+                capacity = f.seek(0, os.SEEK_END)
+            return cls(p, capacity, created=False, keep=True, block=True)
+        if os.path.exists(p):
+            if not os.path.isfile(p):
+                raise _refuse(f"{p} is neither a regular file nor a block device", p)
+            if not destroy_data:
+                why = _signature(p)
+                why = f" and {why}" if why else ""
+                raise _refuse(f"{p} exists{why}; pass --destroy-data to overwrite it, or name a new file", p)
+            capacity = os.path.getsize(p) if size is None else parse_size(size, "target_size")
+            return cls(p, capacity, created=False, keep=True, block=False)
+        capacity = (1 << 30) if size is None else parse_size(size, "target_size")
+        if capacity < 1 << 20 or capacity % 4096:
+            raise workload_error("target_size", "must be at least 1 MiB and a multiple of 4 KiB", size)
+        folder = os.path.dirname(os.path.abspath(p))
+        if not os.path.isdir(folder):
+            raise _refuse(f"folder {folder} does not exist", p)
+        free = shutil.disk_usage(folder).free
+        if capacity > free:
+            raise workload_error(
+                "target_size",
+                f"{format_size(capacity)} does not fit the free space of {folder} ({format_size(free)})",
+                size,
+            )
+        fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        try:
+            os.posix_fallocate(fd, 0, capacity)
+        except OSError:
+            os.ftruncate(fd, capacity)  # a filesystem without fallocate (tmpfs on old kernels)
+        finally:
+            os.close(fd)
+        return cls(p, capacity, created=True, keep=keep, block=False)
+
+    def _direct_ok(self) -> bool:
+        """O_DIRECT where the target allows it (tmpfs, for one, does not)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_DIRECT", 0))
+        except OSError:
+            return False
+        os.close(fd)
+        return True
+
+    def __enter__(self) -> Target:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove the file if this target created it and ``keep`` was not asked for."""
+        if self._created and not self._keep and os.path.exists(self.path):
+            os.remove(self.path)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self._capacity
+
+    @property
+    def now_s(self) -> float:
+        """Wall-clock seconds since the target was opened (a real drive's time is the wall's)."""
+        return time.monotonic() - self._t0
+
+    def config_toml(self) -> str:
+        """Not a drive's parameters: what was measured, and how, as TOML comments and keys."""
+        return (
+            f'# a real target measured through fio, not a simulated drive\ntarget = "{self.path}"\n'
+            f"capacity_bytes = {self._capacity}\nblock_device = {str(self._block).lower()}\n"
+            f'fio = "{self.fio_version}"\nioengine = "{self._ioengine}"\n'
+            f"direct = {str(self._direct).lower()}\n"
+        )
+
+    def counters(self) -> Counters:
+        """fio's host counters so far; every counter inside the drive is NaN (not visible from the host)."""
+        return Counters({name: self._host.get(name, math.nan) for name in REGISTRY})
+
+    def run(
+        self, workload: Workload | Sequence[Workload], progress: Callable[[float], None] | None = None
+    ) -> Result:
+        """Run ``workload`` (several specs at once, as one fio group) on the target through fio."""
+        specs = [workload] if isinstance(workload, Workload) else list(workload)
+        for w in specs:
+            n = w.to_native()
+            end = int(n["offset"]) + (int(n["size"]) or self._capacity - int(n["offset"]))
+            if end > self._capacity:
+                raise workload_error(
+                    "size", f"offset + size must fit the target ({self._capacity} bytes)", end
+                )
+        interval_ms = max(1, parse_time_ns(specs[0].interval, "interval") // 1_000_000)
+        with tempfile.TemporaryDirectory(prefix="ssdlab-fio-") as tmp:
+            log = f"{tmp}/j"
+            args = [
+                "fio",
+                "--output-format=json",
+                f"--output={tmp}/out.json",
+                "--lat_percentiles=1",
+                "--clat_percentiles=0",
+                f"--percentile_list={':'.join(map(str, _PERCENTILES))}",
+                f"--write_bw_log={log}",
+                f"--write_iops_log={log}",
+                f"--write_lat_log={log}",
+                f"--log_avg_msec={interval_ms}",
+            ]
+            for i, w in enumerate(specs):
+                args += fio_args(
+                    w, f"ssdlab{i}", self.path, self._capacity, direct=self._direct, ioengine=self._ioengine
+                )
+            doc = self._fio(args, specs, progress, Path(tmp) / "out.json")
+            series = _series(Path(tmp), interval_ms)
+        entries = doc["jobs"]
+        run_counters = self._account(entries)
+        jobs = [
+            _FioRun([e for e in entries if e["jobname"] == f"ssdlab{i}"], run_counters, series)
+            for i in range(len(specs))
+        ]
+        native = _FioRun(entries, run_counters, series, jobs)
+        return Result(native, self.name, specs if len(specs) > 1 else specs[0])  # type: ignore[arg-type]
+
+    def _fio(
+        self, args: list[str], specs: list[Workload], progress: Callable[[float], None] | None, out: Path
+    ) -> dict[str, Any]:
+        expected = (
+            max(
+                (parse_time_ns(w.runtime, "runtime") + parse_time_ns(w.ramp_time, "ramp_time")) / 1e9
+                for w in specs
+                if w.runtime is not None
+            )
+            if any(w.runtime is not None for w in specs)
+            else 0.0
+        )
+        start = time.monotonic()
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while proc.poll() is None:
+            if progress is not None and expected:
+                progress(min(0.99, (time.monotonic() - start) / expected))
+            time.sleep(0.1)
+        _, err = proc.communicate()
+        if proc.returncode != 0 or not out.exists():
+            raise workload_error("target", f"fio failed on {self.path}: {err.strip()[-500:]}", self.path)
+        if progress is not None:
+            progress(1.0)
+        doc: dict[str, Any] = json.loads(out.read_text())
+        return doc
+
+    def _account(self, entries: list[dict[str, Any]]) -> dict[str, float]:
+        run = {
+            "host_read_ios": sum(e["read"]["total_ios"] for e in entries),
+            "host_read_bytes": sum(e["read"]["io_bytes"] for e in entries),
+            "host_write_ios": sum(e["write"]["total_ios"] for e in entries),
+            "host_write_bytes": sum(e["write"]["io_bytes"] for e in entries),
+            "host_trim_ios": sum(e["trim"]["total_ios"] for e in entries),
+        }
+        for k, v in run.items():
+            self._host[k] += v
+        return {name: float(run.get(name, math.nan)) for name in REGISTRY}
+
+    def idle(self, duration: str | int | float) -> None:
+        """Let real time pass with no IO."""
+        time.sleep(parse_time_ns(duration, "idle") / 1e9)
+
+    def trim(self, offset: int | str, length: int | str) -> None:
+        """Deallocate a range: a hole punched in a file, a discard on a block device."""
+        start, n = parse_size(offset, "offset"), parse_size(length, "length")
+        tool = (
+            ["blkdiscard", "-o", str(start), "-l", str(n)]
+            if self._block
+            else ["fallocate", "--punch-hole", "--keep-size", "-o", str(start), "-l", str(n)]
+        )
+        done = subprocess.run([*tool, self.path], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise workload_error("target", f"{tool[0]} failed: {done.stderr.strip()}", self.path)
+        self._host["host_trim_ios"] += 1
+
+    def sanitize(self) -> None:
+        """The nearest a host can come to a purge: deallocate everything."""
+        self.trim(0, self._capacity)
+
+    def clone(self) -> Target:
+        raise _refuse("a real target cannot be cloned (the suite needs a simulated drive)", self.path)
+
+    def scale_capacity(self, *args: object, **kwargs: object) -> Target:
+        raise _refuse("a real target cannot be scaled down (the suite needs a simulated drive)", self.path)
+
+    def __repr__(self) -> str:
+        return f"Target(path={self.path!r}, capacity_bytes={self._capacity})"
