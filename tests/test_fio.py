@@ -272,16 +272,19 @@ def test_command_line_form_equals_the_job_file(tmp_path: Path) -> None:
     ("line", "message"),
     [
         (
-            "bsrange=4k-64k",
-            r"bsrange: not supported yet \(ssdlab has one block size per job \(bs\)\); "
-            r"supported: bs, .*iodepth, .*wait_for",
+            "verify=crc32c",
+            r"verify: not supported yet \(ssdlab has no stored data to check yet\); "
+            r"supported: blockalign, bs, .*iodepth, .*wait_for",
         ),
-        ("random_distribution=zipf:1.2", r"random_distribution: 'zipf:1.2': only the uniform distribution"),
-        ("rw=randread:8", r"rw: 'randread:8': sequential gaps \(rw=...:N\) are not supported yet"),
-        ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: bs, "),
+        ("random_distribution=zipf:1", r"random_distribution: zipf's exponent must not be 1"),
+        ("random_distribution=zoned:50/50:40/50", r"random_distribution: the zones' access and size"),
+        ("rw=randread:8", r"rw: 'randread:8': a random rw with :N"),
+        ("bssplit=4k/60:8k/60", r"bssplit: the percentages must add up to 100"),
+        ("bssplit=4k/50,8k/100", r"bssplit: per-direction bssplit"),
+        ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: blockalign, bs, "),
         ("iodepth=0", r"iodepth: must be 1..65536 \(got 0\)"),
         ("bs=512", r"bs: must be a multiple of 4 KiB"),
-        ("bs=4k,64k", r"bs: '4k,64k' gives several sizes"),
+        ("bs=4k,6k", r"bs: must be a multiple of 4 KiB.*\(got 6144\)"),
         ("runtime=soon", r"runtime: 'soon' is not a time"),
     ],
 )
@@ -342,8 +345,8 @@ def test_normal_output_reads_like_fio(small_bg4: ssdlab.Drive) -> None:
     ("args", "message"),
     [
         (
-            ["--name=a", "--rw=randread", "--bssplit=4k/50:8k/50"],
-            "error: command line (--bssplit=4k/50:8k/50): bssplit: not supported yet",
+            ["--name=a", "--rw=randread", "--verify=md5"],
+            "error: command line (--verify=md5): verify: not supported yet",
         ),
         (["/nonexistent/job.fio"], "error: /nonexistent/job.fio: cannot read the job file"),
         (["--name=a", "--rw=sideways"], "error: command line (--rw=sideways): rw: 'sideways' is not one of"),

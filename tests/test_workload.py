@@ -27,6 +27,18 @@ def test_defaults_are_fio_like() -> None:
         "buffer_compress_percentage": 0,
         "seed": 1,
         "interval_ns": 100_000_000,
+        "bs_write": 0,
+        "blockalign": 0,
+        "random_distribution": "random",
+        "percentage_random": 100,
+        "seq_skip": 0,
+        "offset_increment": 0,
+        "startdelay_ns": 0,
+        "rate_bps": 0,
+        "thinktime_blocks": 1,
+        "fsync": 0,
+        "sync": False,
+        "loops": 1,
     }
 
 

@@ -9,6 +9,25 @@ from ssdlab.units import parse_size, parse_time_ns
 
 __all__ = ["RW_NAMES", "Workload"]
 
+
+def _sizes(field: str, text: str, tail: str, sep: str) -> dict[str, str]:
+    """fio's ``bssplit`` (``4k/50:64k/50``) or ``bsrange`` (``4k-64k``) with the sizes in bytes, for the
+    engine (which parses the rest); nothing when empty.
+
+    Examples
+    --------
+    >>> _sizes("bssplit", "4k/50:64k", "/", ":"), _sizes("bsrange", "4k-16k", "", "-")
+    ({'bssplit': '4096/50:65536'}, {'bsrange': '4096-16384'})
+    """
+    if not text:
+        return {}
+    parts = []
+    for part in text.split(sep):
+        size, slash, pct = part.partition("/") if tail else (part, "", "")
+        parts.append(f"{parse_size(size.strip(), field)}{slash}{pct}")
+    return {field: sep.join(parts)}
+
+
 #: fio ``rw`` values the engine runs (``readwrite`` is fio's other name for ``rw``).
 RW_NAMES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
 
@@ -51,6 +70,33 @@ class Workload:
         Seed of the workload's random streams.
     interval : str, int or float
         Width of the per-interval series in the result.
+    bs_write : int or str
+        Block size of writes when it differs from reads (fio's ``bs=4k,64k``); 0 = ``bs``.
+    bssplit, bsrange : str
+        fio's weighted sizes (``"4k/50:64k/50"``) or range (``"4k-64k"``, multiples of the low end), in place
+        of ``bs``; empty = ``bs``.
+    blockalign : int or str
+        Random offsets are multiples of this; 0 = the smallest block size.
+    random_distribution : str
+        ``random`` (uniform), ``zipf:T``, ``pareto:H``, ``normal:S`` (percent) or ``zoned:A/S:...``.
+    percentage_random : int
+        Percent of a random workload's IOs at a random offset; the rest follow the previous IO.
+    seq_skip : int or str
+        Bytes skipped after each sequential IO (fio's ``rw=write:8k``).
+    offset_increment : int or str
+        Job k (of ``numjobs``) starts ``k x offset_increment`` after ``offset``.
+    startdelay : str, int or float
+        Time before the jobs start.
+    rate : int or str
+        Bytes per second per job (0 = unlimited), e.g. ``"10m"``.
+    thinktime_blocks : int
+        IOs issued between think times.
+    fsync : int
+        A flush after every this many writes (0 = never).
+    sync : bool
+        Writes with FUA (fio's ``sync=1``).
+    loops : int
+        Passes over the region when not ``time_based``.
 
     Examples
     --------
@@ -81,6 +127,20 @@ class Workload:
     buffer_compress_percentage: int = 0
     seed: int = 1
     interval: str | int | float = "100ms"
+    bs_write: int | str = 0
+    bssplit: str = ""
+    bsrange: str = ""
+    blockalign: int | str = 0
+    random_distribution: str = "random"
+    percentage_random: int = 100
+    seq_skip: int | str = 0
+    offset_increment: int | str = 0
+    startdelay: str | int | float = 0
+    rate: int | str = 0
+    thinktime_blocks: int = 1
+    fsync: int = 0
+    sync: bool = False
+    loops: int = 1
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -112,6 +172,20 @@ class Workload:
             "buffer_compress_percentage": self.buffer_compress_percentage,
             "seed": self.seed,
             "interval_ns": parse_time_ns(self.interval, "interval"),
+            "bs_write": parse_size(self.bs_write, "bs_write"),
+            **_sizes("bssplit", self.bssplit, "/", ":"),
+            **_sizes("bsrange", self.bsrange, "", "-"),
+            "blockalign": parse_size(self.blockalign, "blockalign"),
+            "random_distribution": self.random_distribution,
+            "percentage_random": self.percentage_random,
+            "seq_skip": parse_size(self.seq_skip, "seq_skip"),
+            "offset_increment": parse_size(self.offset_increment, "offset_increment"),
+            "startdelay_ns": parse_time_ns(self.startdelay, "startdelay"),
+            "rate_bps": parse_size(self.rate, "rate"),
+            "thinktime_blocks": self.thinktime_blocks,
+            "fsync": self.fsync,
+            "sync": self.sync,
+            "loops": self.loops,
         }
 
     def to_dict(self) -> dict[str, object]:

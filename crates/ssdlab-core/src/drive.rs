@@ -280,20 +280,22 @@ impl Drive {
         let before = self.counters();
         let busy_before = self.ctl.nand.die_busy_ns();
         let t0 = self.now;
-        let mut group =
-            RunStats::new(t0 + specs.iter().map(|w| w.ramp_time_ns).min().unwrap_or(0), first.interval_ns);
+        // A job starts `startdelay` after the run; its ramp time and runtime count from there.
+        let measure_start = |w: &Workload| t0.saturating_add(w.startdelay_ns).saturating_add(w.ramp_time_ns);
+        let mut group = RunStats::new(specs.iter().map(measure_start).min().unwrap_or(t0), first.interval_ns);
         let mut per_spec: Vec<RunStats> =
-            specs.iter().map(|w| RunStats::new(t0 + w.ramp_time_ns, w.interval_ns)).collect();
+            specs.iter().map(|w| RunStats::new(measure_start(w), w.interval_ns)).collect();
         let mut jobs = Vec::new();
         for (s, w) in specs.iter().enumerate() {
-            for _ in 0..w.numjobs {
+            for clone in 0..w.numjobs {
                 let index = jobs.len() as u32;
-                jobs.push(RunningJob { spec: s, job: Job::new(w, index, cap, t0) });
+                let job = Job::new(w, index, clone, cap, t0.saturating_add(w.startdelay_ns));
+                jobs.push(RunningJob { spec: s, job });
             }
         }
         let stop_issue = |w: &Workload| {
             if w.runtime_ns > 0 {
-                (t0 + w.ramp_time_ns).saturating_add(w.runtime_ns)
+                measure_start(w).saturating_add(w.runtime_ns)
             } else {
                 Ns::MAX
             }
@@ -306,8 +308,8 @@ impl Drive {
             .fold(0, u64::saturating_add);
         // Rate-limited and thinking jobs wake up at set times; completions free queue slots.
         let mut wakeups = EventQueue::default();
-        for j in 0..jobs.len() {
-            wakeups.push(t0, Event::Issue { job: j as u32 });
+        for (j, rj) in jobs.iter().enumerate() {
+            wakeups.push(rj.job.next_issue, Event::Issue { job: j as u32 });
         }
         let mut moved = 0u64;
         let mut events = 0u64;
@@ -351,7 +353,8 @@ impl Drive {
                     }
                     group.record(&c);
                 }
-                if w.thinktime_ns > 0 && !rj.job.done {
+                if w.thinktime_ns > 0 && !rj.job.done && rj.job.think_due() {
+                    rj.job.since_think = 0;
                     let wake = t.saturating_add(w.thinktime_ns);
                     if wake >= stops[rj.spec] {
                         rj.job.done = true;
@@ -453,7 +456,7 @@ impl Drive {
                 jb.done = true;
                 break;
             }
-            if jb.issue_interval > 0 && t < jb.next_issue {
+            if t < jb.next_issue {
                 if jb.next_issue >= stop_issue {
                     // the run is over for this job before it may issue again
                     jb.done = true;
@@ -469,8 +472,8 @@ impl Drive {
             self.submit(Command { tag: u64::from(index), ..io })?;
             bytes += io.len;
             jb.outstanding += 1;
-            if jb.issue_interval == 0 && w.thinktime_ns > 0 {
-                // A thinking job issues one IO per slot per think time.
+            if !jb.paced() && w.thinktime_ns > 0 && jb.think_due() {
+                // A thinking job issues `thinktime_blocks` IOs, then pauses once they complete.
                 break;
             }
         }

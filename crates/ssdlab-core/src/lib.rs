@@ -30,8 +30,8 @@ pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{
-    Command, Completion, FieldValue, Job, Op, Rw, Status, TraceError, TraceFormat, TraceReader, TraceRecord,
-    Workload, WorkloadError,
+    BlockSizes, Command, Completion, Distribution, FieldValue, Job, Op, Rw, Status, TraceError, TraceFormat,
+    TraceReader, TraceRecord, Workload, WorkloadError,
 };
 pub use stats::{Counter, Counters, Latency, RunStats, Series};
 

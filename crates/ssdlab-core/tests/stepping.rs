@@ -32,7 +32,7 @@ fn mixed() -> Workload {
 fn stepped(d: &mut Drive, w: &Workload) -> (u64, u64, u64) {
     let cap = d.capacity_bytes();
     let t0 = d.now_ns();
-    let mut jobs: Vec<Job> = (0..w.numjobs).map(|i| Job::new(w, i, cap, t0)).collect();
+    let mut jobs: Vec<Job> = (0..w.numjobs).map(|i| Job::new(w, i, i, cap, t0)).collect();
     let (mut n, mut sum, mut max) = (0, 0, 0);
     let top_up = |d: &mut Drive, j: usize, jobs: &mut Vec<Job>| {
         let job = &mut jobs[j];

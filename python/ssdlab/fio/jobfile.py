@@ -28,10 +28,10 @@ Examples
 >>> [(j.name, j.workload.rw, j.workload.bs, j.phase, j.groupid) for j in jf.jobs]
 [('reader', 'randread', 4096, 0, 0), ('writer', 'write', 131072, 1, 1)]
 >>> try:
-...     parse_jobfile_text("[a]\\nbssplit=4k/50:64k/50\\n", "mine.fio")
+...     parse_jobfile_text("[a]\\nverify=crc32c\\n", "mine.fio")
 ... except JobFileError as e:
 ...     print(str(e).partition(";")[0])
-mine.fio:2: bssplit: not supported yet (ssdlab has one block size per job (bs))
+mine.fio:2: verify: not supported yet (ssdlab has no stored data to check yet)
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import cast
 
 from ssdlab.errors import Problem, SsdlabError, WorkloadError
-from ssdlab.fio.options import OPTIONS, Option, OptionValueError, supported_names
+from ssdlab.fio.options import OPTIONS, Fields, Option, OptionValueError, supported_names
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -356,7 +356,10 @@ def _job(
     for s in merged.values():
         value = _convert(s, kb_base)
         field_where[s.option.field] = s
-        if s.option.kind == "workload":
+        if s.option.kind == "workload" and isinstance(value, Fields):
+            kwargs.update(value)
+            field_where.update(dict.fromkeys(value, s))
+        elif s.option.kind == "workload":
             kwargs[s.option.field] = value
         elif s.option.kind == "job":
             control[s.option.name] = value

@@ -19,7 +19,7 @@ Examples
 >>> OPTIONS["readwrite"].name, OPTIONS["rwmixwrite"].convert("30", 1024)
 ('rw', 70)
 >>> sorted(o.name for o in set(OPTIONS.values()) if o.kind == "unsupported")[:3]
-['blockalign', 'bsrange', 'bssplit']
+['do_verify', 'read_iolog', 'trim_backlog']
 """
 
 from __future__ import annotations
@@ -33,7 +33,15 @@ from ssdlab._core import SsdlabError
 from ssdlab.units import format_time, parse_time_ns
 from ssdlab.workload import RW_NAMES
 
-__all__ = ["OPTIONS", "Option", "OptionValueError", "bool_option", "parse_fio_size", "supported_names"]
+__all__ = [
+    "OPTIONS",
+    "Fields",
+    "Option",
+    "OptionValueError",
+    "bool_option",
+    "parse_fio_size",
+    "supported_names",
+]
 
 Kind = Literal["workload", "job", "noted", "unsupported"]
 
@@ -166,15 +174,82 @@ def bool_option(text: str | None, kb_base: int) -> object:
     raise OptionValueError(f"{text!r} is not 0 or 1")
 
 
+class Fields(dict[str, object]):
+    """What an option that sets several Workload fields gives (``bs=4k,64k``, ``rw=write:8k``)."""
+
+
 def _rw(text: str | None, kb_base: int) -> object:
     text = _needs_value(text).strip()
-    if ":" in text:
+    rw, colon, gap = text.partition(":")
+    if rw not in RW_NAMES:
+        raise OptionValueError(f"{rw!r} is not one of {', '.join(RW_NAMES)}")
+    if not colon:
+        return rw
+    if rw.startswith("rand"):
         raise OptionValueError(
-            f"{text!r}: sequential gaps (rw=...:N) are not supported yet; use {text.partition(':')[0]}"
+            f"{text!r}: a random rw with :N (N IOs per random offset) is not supported yet; "
+            "percentage_random mixes random and sequential IO"
         )
-    if text not in RW_NAMES:
-        raise OptionValueError(f"{text!r} is not one of {', '.join(RW_NAMES)}")
-    return text
+    return Fields(rw=rw, seq_skip=_size(gap, kb_base))
+
+
+def _bs(text: str | None, kb_base: int) -> object:
+    # fio: bs=read,write[,trim]; an empty part keeps the default
+    parts = [p.strip() for p in _needs_value(text).split(",")]
+    if len(parts) > 3:
+        raise OptionValueError("takes at most read,write,trim sizes")
+    read = _size(parts[0], kb_base) if parts[0] else 4096
+    if len(parts) == 1:
+        return read
+    write = _size(parts[1], kb_base) if parts[1] else read
+    return Fields(bs=read, bs_write=write)
+
+
+def _split(text: str | None, kb_base: int) -> object:
+    # sizes to bytes, percentages as given; the engine checks the rest
+    value = _needs_value(text).strip()
+    if "," in value:
+        raise OptionValueError("per-direction bssplit (read,write) is not supported yet; give one split")
+    out = []
+    for part in value.split(":"):
+        size, slash, pct = part.partition("/")
+        out.append(f"{_size(size, kb_base)}{slash}{pct.strip()}")
+    return ":".join(out)
+
+
+def _range(text: str | None, kb_base: int) -> object:
+    value = _needs_value(text).strip()
+    if "," in value:
+        raise OptionValueError("per-direction bsrange (read,write) is not supported yet; give one range")
+    lo, dash, hi = value.partition("-")
+    if not dash:
+        raise OptionValueError("is lo-hi, e.g. 4k-64k")
+    return f"{_size(lo, kb_base)}-{_size(hi, kb_base)}"
+
+
+def _rate(text: str | None, kb_base: int) -> object:
+    value = _needs_value(text).strip()
+    if "," in value:
+        raise OptionValueError("per-direction rates (read,write) are not supported yet; give one rate")
+    return _size(value, kb_base)
+
+
+def _sync(text: str | None, kb_base: int) -> object:
+    # sync=1 / sync=sync / sync=dsync: O_SYNC writes, FUA on a block device
+    if text is not None and text.strip() in ("sync", "dsync"):
+        return True
+    if text is not None and text.strip() == "none":
+        return False
+    return bool_option(text, kb_base)
+
+
+def _zero_buffers(text: str | None, kb_base: int) -> object:
+    return Fields(buffer_compress_percentage=100) if bool_option(text, kb_base) else Fields()
+
+
+def _fill_device(text: str | None, kb_base: int) -> object:
+    # write until the device is full: the region to the end of the drive
+    return Fields(size=0) if bool_option(text, kb_base) else Fields()
 
 
 def _rwmixwrite(text: str | None, kb_base: int) -> object:
@@ -182,13 +257,8 @@ def _rwmixwrite(text: str | None, kb_base: int) -> object:
 
 
 def _distribution(text: str | None, kb_base: int) -> object:
-    text = _needs_value(text).strip()
-    if text != "random":
-        raise OptionValueError(
-            f"{text!r}: only the uniform distribution (random) is supported yet, not zipf, pareto, "
-            "normal or zoned"
-        )
-    return text
+    # the engine parses and checks fio's spelling (zipf:T, pareto:H, normal:S, zoned:A/S:...)
+    return _needs_value(text).strip()
 
 
 def _kb_base(text: str | None, kb_base: int) -> object:
@@ -245,7 +315,30 @@ _SIM = "the simulated drive takes the IO; there is no file, engine or page cache
 _TABLE: tuple[Option, ...] = (
     # Options that become Workload fields.
     _workload("rw", _rw, " | ".join(RW_NAMES), "readwrite"),
-    _workload("bs", _size, "size, a multiple of 4k", "blocksize"),
+    _workload("bs", _bs, "size, a multiple of 4k, or read,write sizes", "blocksize"),
+    _workload("bssplit", _split, "size/percent:size/percent..."),
+    _workload("bsrange", _range, "lo-hi sizes", "blocksize_range"),
+    _workload("blockalign", _size, "size, a multiple of 4k", "ba"),
+    _workload("random_distribution", _distribution, "random, zipf:T, pareto:H, normal:S or zoned:A/S:..."),
+    _workload("percentage_random", _int(0, 100), "0..100"),
+    _workload("offset_increment", _size, "size"),
+    _workload("filesize", _size, "size (one file: the region)", field="size"),
+    _workload(
+        "fill_device", _fill_device, "flag: the region to the end of the drive", "fill_fs", field="size"
+    ),
+    _workload("startdelay", _time("s"), "time, seconds by default"),
+    _workload("loops", _int(1, 1_000_000), "1..1000000"),
+    _workload("rate", _rate, "bytes per second per job"),
+    _workload("thinktime_blocks", _int(1, 1 << 30), "IOs between think times"),
+    _workload("fsync", _int(0, 1 << 30), "writes between flushes (0 = none)"),
+    _workload("fdatasync", _int(0, 1 << 30), "writes between flushes (0 = none)", field="fsync"),
+    _workload("sync", _sync, "0/1 (none, sync, dsync): writes with FUA"),
+    _workload(
+        "zero_buffers",
+        _zero_buffers,
+        "flag: all-zero data (compresses fully)",
+        field="buffer_compress_percentage",
+    ),
     _workload("iodepth", _int(1, 65_536), "1..65536"),
     _workload("size", _size, "size (region from offset)"),
     _workload("offset", _size, "size"),
@@ -270,7 +363,6 @@ _TABLE: tuple[Option, ...] = (
     _job("group_reporting", bool_option, "flag: report each group as one"),
     _job("kb_base", _kb_base, "1024 (k = 1024, kib = 1000) or 1000"),
     _job("percentile_list", _percentiles, "percentiles separated by ':'"),
-    _job("random_distribution", _distribution, "random (uniform, what ssdlab draws)"),
     # Accepted; nothing in the simulation for them to change.
     _noted("ioengine", f"simulated: {_SIM}"),
     _noted("filename", _SIM),
@@ -284,31 +376,16 @@ _TABLE: tuple[Option, ...] = (
     _noted("refill_buffers", "ssdlab carries no data, only buffer_compress_percentage"),
     _noted("norandommap", "ssdlab draws random offsets without a map"),
     # fio options ssdlab cannot honour yet.
-    _unsupported("bsrange", "one block size per job (bs)"),
-    _unsupported("bssplit", "one block size per job (bs)"),
-    _unsupported("blockalign", "IOs are aligned to bs", "ba"),
-    _unsupported("iodepth_batch", "IOs are submitted one at a time", "iodepth_batch_submit"),
-    _unsupported("iodepth_batch_complete_min", "IOs are reaped one at a time", "iodepth_batch_complete"),
-    _unsupported("iodepth_batch_complete_max", "IOs are reaped one at a time"),
-    _unsupported("offset_increment", "jobs share offset"),
-    _unsupported("filesize", "one region per job (size)"),
-    _unsupported("startdelay", "every job of a group starts at once"),
-    _unsupported("loops", "one pass (or time_based)"),
-    _unsupported("rate", "rate_iops"),
-    _unsupported("rate_min", "rate_iops"),
-    _unsupported("rate_iops_min", "rate_iops"),
-    _unsupported("thinktime_blocks", "one IO per think time"),
-    _unsupported("thinktime_spin", "thinktime"),
-    _unsupported("sync", "no sync writes yet"),
-    _unsupported("fsync", "no flush every N writes yet"),
-    _unsupported("fdatasync", "no flush every N writes yet"),
-    _unsupported("percentage_random", "rw is all random or all sequential"),
-    _unsupported("zero_buffers", "buffer_compress_percentage=100"),
-    _unsupported("fill_device", "size and io_size"),
+    _noted("iodepth_batch", "each IO is submitted as its slot frees", "iodepth_batch_submit"),
+    _noted("iodepth_batch_complete_min", "each completion is reaped at its time", "iodepth_batch_complete"),
+    _noted("iodepth_batch_complete_max", "each completion is reaped at its time"),
+    _noted("thinktime_spin", "the whole thinktime passes either way (no CPU is modelled)"),
+    _noted("rate_min", "a simulated job never quits for falling below a rate"),
+    _noted("rate_iops_min", "a simulated job never quits for falling below a rate"),
     _unsupported("trim_percentage", "rw=trim or randtrim"),
     _unsupported("trim_backlog", "rw=trim or randtrim"),
-    _unsupported("verify", "the twin does not store data yet"),
-    _unsupported("do_verify", "the twin does not store data yet"),
+    _unsupported("verify", "no stored data to check yet"),
+    _unsupported("do_verify", "no stored data to check yet"),
     _unsupported("zonemode", "no zoned devices"),
     _unsupported("unified_rw_reporting", "reads and writes are reported apart"),
     _unsupported("write_iolog", "trace replay is a separate command"),
@@ -324,7 +401,7 @@ def supported_names() -> list[str]:
 
     Examples
     --------
-    >>> "iodepth" in supported_names() and "bsrange" not in supported_names()
+    >>> "iodepth" in supported_names() and "verify" not in supported_names()
     True
     """
     return sorted({o.name for o in _TABLE if o.kind != "unsupported"})

@@ -1,6 +1,7 @@
 //! One fio job: where its next IO goes, and whether it is done.
 
 use super::command::{Command, Op};
+use super::offsets::{BlockSizes, Distribution, SlotDraw};
 use super::workload::{Rw, Workload};
 use crate::engine::{stream, Ns, Rng, NS_PER_S};
 use rand::RngExt;
@@ -10,12 +11,32 @@ use rand::RngExt;
 pub struct Job {
     rng: Rng,
     rw: Rw,
-    bs: u64,
     base: u64,
+    span: u64,
+    /// One block size, uniform random offsets aligned to it, no skips: the common case, drawn as before
+    /// the options below existed (same streams, same numbers).
+    simple: bool,
+    bs: u64,
     blocks: u64,
-    next_block: u64,
+    read_sizes: BlockSizes,
+    write_sizes: BlockSizes,
+    align: u64,
+    /// Aligned slots for the smallest block, and how random offsets are drawn over them.
+    slots: u64,
+    draw: SlotDraw,
+    percentage_random: u32,
+    seq_skip: u64,
+    /// Where the next sequential IO starts, relative to `base`.
+    next_off: u64,
     rwmixread: u32,
     compress_pct: u32,
+    fua: bool,
+    fsync: u32,
+    writes_since_flush: u32,
+    rate_bps: u64,
+    thinktime_blocks: u32,
+    /// IOs issued since the job last paused to think.
+    pub since_think: u32,
     io_limit: u64,
     issued: u64,
     /// IOs submitted and not yet complete.
@@ -24,7 +45,7 @@ pub struct Job {
     pub iodepth: u32,
     /// Earliest time of the next IO when rate-limited.
     pub next_issue: Ns,
-    /// Time between IOs when rate-limited (0 = not).
+    /// Time between IOs when rate-limited by IOPS (0 = not).
     pub issue_interval: Ns,
     /// A wake-up is already queued.
     pub issue_pending: bool,
@@ -33,17 +54,44 @@ pub struct Job {
 }
 
 impl Job {
-    /// Job `index` of a run (its random stream is `stream(w.seed, index)`), starting at `start`.
-    pub fn new(w: &Workload, index: u32, capacity: u64, start: Ns) -> Self {
+    /// Job `index` of a run (its random stream is `stream(w.seed, index)`), starting at `start`; `clone` is
+    /// its place among the spec's `numjobs` (for `offset_increment`).
+    pub fn new(w: &Workload, index: u32, clone: u32, capacity: u64, start: Ns) -> Self {
+        let span = w.span(capacity);
+        let (read_sizes, write_sizes) = (w.sizes(false), w.sizes(true));
+        let min_bs = w.min_bs();
+        let align = if w.blockalign == 0 { min_bs } else { w.blockalign };
+        let slots = (span.saturating_sub(min_bs) / align + 1).max(1);
+        let simple = w.block_sizes.is_none()
+            && (w.bs_write == 0 || w.bs_write == w.bs)
+            && align == w.bs
+            && w.random_distribution == Distribution::Uniform
+            && w.percentage_random == 100
+            && w.seq_skip == 0;
         Job {
             rng: stream(w.seed, u64::from(index)),
             rw: w.rw,
+            base: w.offset + u64::from(clone) * w.offset_increment,
+            span,
+            simple,
             bs: w.bs,
-            base: w.offset,
-            blocks: w.span(capacity) / w.bs,
-            next_block: 0,
+            blocks: span / w.bs,
+            read_sizes,
+            write_sizes,
+            align,
+            slots,
+            draw: SlotDraw::new(&w.random_distribution, slots),
+            percentage_random: w.percentage_random,
+            seq_skip: w.seq_skip,
+            next_off: 0,
             rwmixread: w.rwmixread,
             compress_pct: w.buffer_compress_percentage,
+            fua: w.sync,
+            fsync: w.fsync,
+            writes_since_flush: 0,
+            rate_bps: w.rate_bps,
+            thinktime_blocks: w.thinktime_blocks,
+            since_think: 0,
             // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
             io_limit: (w.io_limit(capacity) / w.bs).max(1).saturating_mul(w.bs),
             issued: 0,
@@ -56,8 +104,23 @@ impl Job {
         }
     }
 
-    /// The next IO; marks the job done once it has moved its `io_limit`.
+    /// Whether IOs are paced by a rate (IOPS or bytes per second).
+    pub fn paced(&self) -> bool {
+        self.issue_interval > 0 || self.rate_bps > 0
+    }
+
+    /// Whether the job pauses to think after the IOs it has issued (`thinktime_blocks` of them).
+    pub fn think_due(&self) -> bool {
+        self.since_think >= self.thinktime_blocks
+    }
+
+    /// The next IO; marks the job done once it has moved its `io_limit`. Every `fsync` writes, a flush.
     pub fn next_io(&mut self) -> Command {
+        self.since_think += 1;
+        if self.fsync > 0 && self.writes_since_flush >= self.fsync {
+            self.writes_since_flush = 0;
+            return Command::new(Op::Flush, 0, 0);
+        }
         let kind = match self.rw {
             Rw::Read | Rw::RandRead => Op::Read,
             Rw::Write | Rw::RandWrite => Op::Write,
@@ -70,21 +133,152 @@ impl Job {
                 }
             }
         };
-        let block = if self.rw.is_random() {
-            self.rng.random_range(0..self.blocks)
+        let (offset, len) = if self.simple {
+            let block = if self.rw.is_random() {
+                self.rng.random_range(0..self.blocks)
+            } else {
+                let b = self.next_block();
+                self.next_off = (b + 1) % self.blocks * self.bs;
+                b
+            };
+            (block * self.bs, self.bs)
         } else {
-            let b = self.next_block;
-            self.next_block = (b + 1) % self.blocks;
-            b
+            self.place(kind)
         };
-        self.issued += self.bs;
+        if kind == Op::Write {
+            self.writes_since_flush += 1;
+        }
+        self.issued += len;
         if self.issued >= self.io_limit {
             self.done = true;
         }
-        self.next_issue += self.issue_interval;
+        self.next_issue += match self.rate_bps {
+            0 => self.issue_interval,
+            r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+        };
         Command {
             compress_pct: self.compress_pct,
-            ..Command::new(kind, self.base + block * self.bs, self.bs)
+            fua: self.fua && kind == Op::Write,
+            ..Command::new(kind, self.base + offset, len)
         }
+    }
+
+    fn next_block(&self) -> u64 {
+        self.next_off / self.bs
+    }
+
+    /// Offset (relative to the region) and length of the next IO when sizes, alignment or distribution
+    /// vary.
+    fn place(&mut self, kind: Op) -> (u64, u64) {
+        let sizes = if kind == Op::Write { &self.write_sizes } else { &self.read_sizes };
+        let len = sizes.draw(&mut self.rng);
+        let random = self.rw.is_random()
+            && (self.percentage_random == 100 || self.rng.random_range(0..100) < self.percentage_random);
+        let offset = if random {
+            // the slots where an IO of this length still fits the region
+            let fit = (self.span - len) / self.align + 1;
+            self.draw.draw(&mut self.rng, self.slots).min(fit - 1) * self.align
+        } else if self.next_off + len > self.span {
+            0
+        } else {
+            self.next_off
+        };
+        self.next_off = offset + len + if random { 0 } else { self.seq_skip };
+        if self.next_off >= self.span {
+            self.next_off = 0;
+        }
+        (offset, len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FieldValue;
+
+    const CAP: u64 = 1 << 30;
+
+    fn job(fields: &[(&str, FieldValue)]) -> Job {
+        let w = Workload::from_fields(fields.iter().map(|(k, v)| (k.to_string(), v.clone()))).unwrap();
+        assert_eq!(w.problems(Some(CAP)), []);
+        Job::new(&w, 0, 1, CAP, 0)
+    }
+
+    fn s(x: &str) -> FieldValue {
+        FieldValue::Str(x.into())
+    }
+
+    fn n(x: i128) -> FieldValue {
+        FieldValue::Int(x)
+    }
+
+    #[test]
+    fn bssplit_sizes_land_aligned_inside_the_region() {
+        let mut j = job(&[("rw", s("randwrite")), ("bssplit", s("4096/50:65536/50")), ("size", n(1 << 20))]);
+        for _ in 0..1000 {
+            let c = j.next_io();
+            assert!(c.len == 4096 || c.len == 65536);
+            assert!(c.offset.is_multiple_of(4096) && c.offset + c.len <= 1 << 20, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn percentage_random_zero_is_sequential_and_skips_follow_each_io() {
+        let mut j = job(&[("rw", s("randread")), ("percentage_random", n(0)), ("size", n(1 << 20))]);
+        let offs: Vec<u64> = (0..3).map(|_| j.next_io().offset).collect();
+        assert_eq!(offs, [0, 4096, 8192]);
+        let mut j = job(&[("rw", s("write")), ("seq_skip", n(8192)), ("size", n(1 << 20))]);
+        let offs: Vec<u64> = (0..3).map(|_| j.next_io().offset).collect();
+        assert_eq!(offs, [0, 12288, 24576]);
+    }
+
+    #[test]
+    fn a_clone_starts_offset_increment_further_on() {
+        // `job` builds clone 1
+        let mut j = job(&[("rw", s("write")), ("offset_increment", n(1 << 20)), ("size", n(1 << 20))]);
+        assert_eq!(j.next_io().offset, 1 << 20);
+    }
+
+    #[test]
+    fn every_fsync_writes_a_flush_and_sync_writes_carry_fua() {
+        let mut j = job(&[("rw", s("write")), ("fsync", n(2)), ("sync", FieldValue::Bool(true))]);
+        let ops: Vec<(Op, bool)> = (0..6).map(|_| j.next_io()).map(|c| (c.op, c.fua)).collect();
+        let (w, f) = ((Op::Write, true), (Op::Flush, false));
+        assert_eq!(ops, [w, w, f, w, w, f]);
+    }
+
+    #[test]
+    fn a_byte_rate_spaces_ios_by_their_size() {
+        // 1 MB/s: a 4 KiB IO every 4.096 ms
+        let mut j = job(&[("rw", s("write")), ("rate_bps", n(1_000_000))]);
+        j.next_io();
+        assert_eq!(j.next_issue, 4_096_000);
+        assert!(j.paced());
+    }
+
+    #[test]
+    fn loops_repeat_the_region() {
+        let w = Workload { size: 1 << 20, loops: 3, ..Workload::default() };
+        assert_eq!(w.io_limit(CAP), 3 << 20);
+    }
+
+    #[test]
+    fn bad_values_name_their_field() {
+        for (key, v, field) in [
+            ("bssplit", s("4096/70:8192/70"), "bssplit"),
+            ("bsrange", s("8192-4096"), "bsrange"),
+            ("random_distribution", s("zipf:0"), "random_distribution"),
+            ("random_distribution", s("zoned:50/50:40/50"), "random_distribution"),
+        ] {
+            let e = Workload::from_fields([(key.to_string(), v)]).unwrap_err();
+            assert_eq!(e[0].field, field);
+        }
+        let w =
+            Workload { bs_write: 1000, percentage_random: 101, thinktime_blocks: 0, ..Workload::default() };
+        let fields: Vec<String> = w.problems(None).into_iter().map(|p| p.field).collect();
+        assert_eq!(fields, ["bs_write", "percentage_random", "thinktime_blocks"]);
+        // every clone's region must fit the drive
+        let w = Workload { size: CAP / 2, offset_increment: CAP / 2, numjobs: 3, ..Workload::default() };
+        assert_eq!(w.validate(CAP).unwrap_err().field, "size");
     }
 }

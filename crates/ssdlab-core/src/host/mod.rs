@@ -3,12 +3,14 @@
 
 mod command;
 mod job;
+mod offsets;
 mod queue;
 mod trace;
 mod workload;
 
 pub use command::{Command, Completion, Op, Status};
 pub use job::Job;
+pub use offsets::{BlockSizes, Distribution};
 pub use queue::DeviceQueue;
 pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
 pub use workload::{FieldValue, Rw, Workload, WorkloadError};

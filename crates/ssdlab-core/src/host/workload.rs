@@ -1,5 +1,6 @@
 //! A workload in fio's vocabulary: what one `Drive::run` does.
 
+use super::offsets::{BlockSizes, Distribution};
 use crate::engine::Ns;
 use std::fmt;
 use std::str::FromStr;
@@ -160,6 +161,32 @@ pub struct Workload {
     pub seed: u64,
     /// Width of the per-interval series.
     pub interval_ns: Ns,
+    /// Block size of writes when it differs from reads (fio's `bs=4k,64k`); 0 = `bs`.
+    pub bs_write: u64,
+    /// fio's `bssplit` or `bsrange`: the sizes of both directions, in place of `bs`.
+    pub block_sizes: Option<BlockSizes>,
+    /// Random offsets are multiples of this (fio's `blockalign`); 0 = the smallest block size.
+    pub blockalign: u64,
+    /// How random offsets spread over the region (fio's `random_distribution`).
+    pub random_distribution: Distribution,
+    /// Percent of a random workload's IOs at a random offset; the rest follow the previous IO.
+    pub percentage_random: u32,
+    /// Bytes skipped after each sequential IO (fio's `rw=write:N`).
+    pub seq_skip: u64,
+    /// Job k's region starts `k x offset_increment` after `offset`.
+    pub offset_increment: u64,
+    /// Each job starts this long after the run.
+    pub startdelay_ns: Ns,
+    /// Bytes per second per job (fio's `rate`); 0 = unlimited.
+    pub rate_bps: u64,
+    /// IOs issued between think times (fio's `thinktime_blocks`).
+    pub thinktime_blocks: u32,
+    /// A flush after every this many writes (fio's `fsync`/`fdatasync`); 0 = never.
+    pub fsync: u32,
+    /// Writes with FUA (fio's `sync=1` on a block device: O_SYNC).
+    pub sync: bool,
+    /// Passes over the region when not `time_based` (fio's `loops`).
+    pub loops: u32,
 }
 
 impl Default for Workload {
@@ -181,6 +208,19 @@ impl Default for Workload {
             buffer_compress_percentage: 0,
             seed: 1,
             interval_ns: 100_000_000,
+            bs_write: 0,
+            block_sizes: None,
+            blockalign: 0,
+            random_distribution: Distribution::Uniform,
+            percentage_random: 100,
+            seq_skip: 0,
+            offset_increment: 0,
+            startdelay_ns: 0,
+            rate_bps: 0,
+            thinktime_blocks: 1,
+            fsync: 0,
+            sync: false,
+            loops: 1,
         }
     }
 }
@@ -204,9 +244,43 @@ impl Workload {
     pub fn problems(&self, capacity: Option<u64>) -> Vec<WorkloadError> {
         let mut found = Vec::new();
         let mut err = |f: &str, m: &str, v: String| found.push(WorkloadError::new(f, m, v));
-        let bs_ok = self.bs >= 4096 && self.bs.is_multiple_of(4096) && self.bs <= 64 << 20;
+        let size_ok = |b: u64| b >= 4096 && b.is_multiple_of(4096) && b <= 64 << 20;
+        let mut bs_ok = size_ok(self.bs);
         if !bs_ok {
             err("bs", "must be a multiple of 4 KiB from 4k to 64m", self.bs.to_string());
+        }
+        if self.bs_write != 0 && !size_ok(self.bs_write) {
+            bs_ok = false;
+            err("bs_write", "must be a multiple of 4 KiB from 4k to 64m (0 = bs)", self.bs_write.to_string());
+        }
+        if let Some(sizes) = &self.block_sizes {
+            let field = if matches!(sizes, BlockSizes::Range(..)) { "bsrange" } else { "bssplit" };
+            if let Some(bad) = sizes.sizes().into_iter().find(|&b| !size_ok(b)) {
+                bs_ok = false;
+                err(field, "sizes must be multiples of 4 KiB from 4k to 64m", bad.to_string());
+            }
+        }
+        if self.blockalign != 0 && !size_ok(self.blockalign) {
+            err(
+                "blockalign",
+                "must be a multiple of 4 KiB from 4k to 64m (0 = the block size)",
+                self.blockalign.to_string(),
+            );
+        }
+        if self.percentage_random > 100 {
+            err("percentage_random", "must be from 0 to 100", self.percentage_random.to_string());
+        }
+        if self.thinktime_blocks == 0 {
+            err("thinktime_blocks", "must be at least 1", "0".into());
+        }
+        if !(1..=1_000_000).contains(&self.loops) {
+            err("loops", "must be from 1 to 1000000", self.loops.to_string());
+        }
+        if !self.seq_skip.is_multiple_of(4096) {
+            err("seq_skip", "must be a multiple of 4 KiB", self.seq_skip.to_string());
+        }
+        if !self.offset_increment.is_multiple_of(4096) {
+            err("offset_increment", "must be a multiple of 4 KiB", self.offset_increment.to_string());
         }
         if !(1..=65_536).contains(&self.iodepth) {
             err("iodepth", "must be from 1 to 65536", self.iodepth.to_string());
@@ -233,15 +307,26 @@ impl Workload {
                     &format!("must be below the capacity ({capacity} bytes)"),
                     self.offset.to_string(),
                 );
-            } else if self.offset.checked_add(span).is_none_or(|end| end > capacity) {
+            } else if self
+                .offset
+                .checked_add(span)
+                .and_then(|e| {
+                    e.checked_add(self.offset_increment.checked_mul(u64::from(self.numjobs - 1).min(4095))?)
+                })
+                .is_none_or(|end| end > capacity)
+            {
                 // checked: offset and size come from the user and may each be near 2^64
                 err(
                     "size",
                     &format!("offset + size must fit the drive ({capacity} bytes)"),
                     self.size.to_string(),
                 );
-            } else if bs_ok && span < self.bs {
-                err("size", &format!("must be at least one block (bs = {})", self.bs), span.to_string());
+            } else if bs_ok && span < self.max_bs() {
+                err(
+                    "size",
+                    &format!("must be at least one block (bs = {})", self.max_bs()),
+                    span.to_string(),
+                );
             }
         }
         if self.time_based && self.runtime_ns == 0 {
@@ -268,6 +353,7 @@ impl Workload {
             ("ramp_time", self.ramp_time_ns),
             ("thinktime", self.thinktime_ns),
             ("interval", self.interval_ns),
+            ("startdelay", self.startdelay_ns),
         ] {
             if ns > MAX_TIME_NS {
                 err(
@@ -280,7 +366,7 @@ impl Workload {
         // Without a runtime the run lasts until every byte has moved: with a long thinktime or a low rate
         // that could pass the end of the drive's 64-bit clock. Refuse what cannot fit the time limit.
         if let (Some(capacity), 0, true, 1..) = (capacity, self.runtime_ns, bs_ok, self.iodepth) {
-            let ios_per_job = u128::from(self.io_limit(capacity).div_ceil(self.bs));
+            let ios_per_job = u128::from(self.io_limit(capacity).div_ceil(self.min_bs()));
             let thinking = ios_per_job.div_ceil(u128::from(self.iodepth)) * u128::from(self.thinktime_ns);
             let paced = match self.rate_iops {
                 0 => 0,
@@ -322,6 +408,20 @@ impl Workload {
         "buffer_compress_percentage",
         "seed",
         "interval_ns",
+        "bs_write",
+        "bssplit",
+        "bsrange",
+        "blockalign",
+        "random_distribution",
+        "percentage_random",
+        "seq_skip",
+        "offset_increment",
+        "startdelay_ns",
+        "rate_bps",
+        "thinktime_blocks",
+        "fsync",
+        "sync",
+        "loops",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -354,10 +454,35 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" => match value {
+            "time_based" | "sync" => match value {
+                FieldValue::Bool(b) if key == "sync" => self.sync = b,
                 FieldValue::Bool(b) => self.time_based = b,
                 other => return Err(WorkloadError::new(key, "must be true or false", other)),
             },
+            "bssplit" | "bsrange" | "random_distribution" => {
+                let FieldValue::Str(text) = value else {
+                    return Err(WorkloadError::new(
+                        key,
+                        "must be text in fio's spelling (sizes in bytes)",
+                        value,
+                    ));
+                };
+                match key {
+                    "bssplit" => self.block_sizes = Some(BlockSizes::parse_split(&text)?),
+                    "bsrange" => self.block_sizes = Some(BlockSizes::parse_range(&text)?),
+                    _ => self.random_distribution = Distribution::parse(&text)?,
+                }
+            }
+            "bs_write" => self.bs_write = int(key, &value)?,
+            "blockalign" => self.blockalign = int(key, &value)?,
+            "percentage_random" => self.percentage_random = int(key, &value)?,
+            "seq_skip" => self.seq_skip = int(key, &value)?,
+            "offset_increment" => self.offset_increment = int(key, &value)?,
+            "startdelay_ns" => self.startdelay_ns = int(key, &value)?,
+            "rate_bps" => self.rate_bps = int(key, &value)?,
+            "thinktime_blocks" => self.thinktime_blocks = int(key, &value)?,
+            "fsync" => self.fsync = int(key, &value)?,
+            "loops" => self.loops = int(key, &value)?,
             "bs" => self.bs = int(key, &value)?,
             "iodepth" => self.iodepth = int(key, &value)?,
             "numjobs" => self.numjobs = int(key, &value)?,
@@ -409,13 +534,33 @@ impl Workload {
         }
     }
 
-    /// Bytes each job moves before it stops (u64::MAX = until runtime).
+    /// Bytes each job moves before it stops (u64::MAX = until runtime), `loops` passes included.
     pub fn io_limit(&self, capacity: u64) -> u64 {
         match (self.io_size, self.time_based) {
             (0, true) => u64::MAX,
-            (0, false) => self.span(capacity),
-            (n, _) => n,
+            (0, false) => self.span(capacity).saturating_mul(u64::from(self.loops)),
+            (n, true) => n,
+            (n, false) => n.saturating_mul(u64::from(self.loops)),
         }
+    }
+
+    /// Block sizes of reads (`write = false`) or writes.
+    pub fn sizes(&self, write: bool) -> BlockSizes {
+        match (&self.block_sizes, write && self.bs_write != 0) {
+            (Some(s), _) => s.clone(),
+            (None, true) => BlockSizes::Fixed(self.bs_write),
+            (None, false) => BlockSizes::Fixed(self.bs),
+        }
+    }
+
+    /// The largest block either direction moves.
+    pub fn max_bs(&self) -> u64 {
+        self.sizes(false).max().max(self.sizes(true).max())
+    }
+
+    /// The smallest block either direction moves.
+    pub fn min_bs(&self) -> u64 {
+        self.sizes(false).min().min(self.sizes(true).min()).max(1)
     }
 }
 

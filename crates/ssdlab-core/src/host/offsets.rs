@@ -1,0 +1,371 @@
+//! Where a job's next IO goes and how long it is: fio's `random_distribution`, `bssplit`/`bsrange` and
+//! `blockalign`, parsed from fio's own spellings (sizes already in bytes).
+//!
+//! Skewed distributions draw a *rank* (0 = hottest) and scatter it over the region with a 64-bit hash, as
+//! fio does, so the hot blocks are spread over the region rather than packed at its start.
+
+use super::workload::WorkloadError;
+use crate::engine::Rng;
+use rand::RngExt;
+
+/// fio's `random_distribution`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Distribution {
+    /// Every aligned block equally likely (fio's `random`).
+    #[default]
+    Uniform,
+    /// Zipf with exponent theta (`zipf:1.2`): rank r drawn with probability ~ 1 / r^theta.
+    Zipf(f64),
+    /// Pareto with shape h (`pareto:0.9`).
+    Pareto(f64),
+    /// Gaussian around the region's middle, sigma = `normal:N` percent of the region.
+    Normal(f64),
+    /// `zoned:A/S:A/S...`: A percent of the accesses fall uniformly in the next S percent of the region.
+    Zoned(Vec<(f64, f64)>),
+}
+
+impl Distribution {
+    /// Parse fio's spelling: `random`, `zipf:T`, `pareto:H`, `normal:S` (or `gauss:S`), `zoned:A/S:...`.
+    ///
+    /// ```
+    /// use ssdlab_core::Distribution;
+    /// assert_eq!("zipf:1.2".parse::<Distribution>().unwrap(), Distribution::Zipf(1.2));
+    /// assert_eq!("zoned:60/10:40/90".parse::<Distribution>().unwrap(),
+    ///            Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)]));
+    /// assert!("zipf:1".parse::<Distribution>().is_err()); // theta 1 has no closed form
+    /// ```
+    pub fn parse(s: &str) -> Result<Self, WorkloadError> {
+        let err = |m: &str| WorkloadError::new("random_distribution", m, s);
+        let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        let num = |lo: f64, hi: f64, what: &str| -> Result<f64, WorkloadError> {
+            match arg.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() && x > lo && x < hi => Ok(x),
+                _ => Err(err(&format!("{kind} takes {what}"))),
+            }
+        };
+        Ok(match kind {
+            "random" | "uniform" if arg.is_empty() => Distribution::Uniform,
+            "zipf" => {
+                let t = num(0.0, 1e3, "an exponent above 0, e.g. zipf:1.2")?;
+                if t == 1.0 {
+                    return Err(err(
+                        "zipf's exponent must not be 1 (fio refuses it too); use e.g. 0.99 or 1.01",
+                    ));
+                }
+                Distribution::Zipf(t)
+            }
+            "pareto" => Distribution::Pareto(num(0.0, 1.0, "a shape between 0 and 1, e.g. pareto:0.9")?),
+            "normal" | "gauss" => {
+                Distribution::Normal(num(0.0, 100.0, "a deviation in percent, e.g. normal:10")?)
+            }
+            "zoned" => {
+                let mut zones = Vec::new();
+                for part in arg.split(':') {
+                    let (a, z) = part.split_once('/').ok_or_else(|| err("zones are access%/size% pairs"))?;
+                    match (a.trim().parse::<f64>(), z.trim().parse::<f64>()) {
+                        (Ok(a), Ok(z)) if (0.0..=100.0).contains(&a) && z > 0.0 && z <= 100.0 => {
+                            zones.push((a, z))
+                        }
+                        _ => return Err(err("each zone is access%/size%, 0-100 each, size above 0")),
+                    }
+                }
+                let (acc, size): (f64, f64) = zones.iter().fold((0.0, 0.0), |s, z| (s.0 + z.0, s.1 + z.1));
+                if (acc - 100.0).abs() > 1e-6 || (size - 100.0).abs() > 1e-6 {
+                    return Err(err("the zones' access and size percentages must each add up to 100"));
+                }
+                Distribution::Zoned(zones)
+            }
+            _ => return Err(err("must be random, zipf:T, pareto:H, normal:S or zoned:A/S:...")),
+        })
+    }
+}
+
+impl std::str::FromStr for Distribution {
+    type Err = WorkloadError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Distribution::parse(s)
+    }
+}
+
+/// Block sizes of one direction: one size, a range (`bsrange=lo-hi`: multiples of lo) or a weighted split
+/// (`bssplit=4096/50:65536/50`; sizes without a percentage share what is left equally).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockSizes {
+    /// Every IO this size.
+    Fixed(u64),
+    /// Uniform over the multiples of `lo` from `lo` to `hi`.
+    Range(u64, u64),
+    /// (size, cumulative percent) pairs, cumulative reaching 100.
+    Split(Vec<(u64, f64)>),
+}
+
+impl BlockSizes {
+    /// `bssplit` in bytes: `4096/50:65536/50`, `4096/10:8192` (the rest to 8192).
+    pub fn parse_split(s: &str) -> Result<Self, WorkloadError> {
+        let err = |m: &str| WorkloadError::new("bssplit", m, s);
+        let mut sizes: Vec<(u64, Option<f64>)> = Vec::new();
+        for part in s.split(':').filter(|p| !p.is_empty()) {
+            let (b, p) = part.split_once('/').unwrap_or((part, ""));
+            let bs = b.trim().parse::<u64>().map_err(|_| err("sizes are whole numbers of bytes"))?;
+            let pct = match p.trim() {
+                "" => None,
+                p => Some(
+                    p.parse::<f64>()
+                        .ok()
+                        .filter(|x| (0.0..=100.0).contains(x))
+                        .ok_or_else(|| err("percentages are numbers from 0 to 100"))?,
+                ),
+            };
+            sizes.push((bs, pct));
+        }
+        if sizes.is_empty() {
+            return Err(err("needs at least one size"));
+        }
+        let given: f64 = sizes.iter().filter_map(|s| s.1).sum();
+        let open = sizes.iter().filter(|s| s.1.is_none()).count();
+        if given > 100.0 + 1e-6 || (open == 0 && (given - 100.0).abs() > 1e-6) {
+            return Err(err("the percentages must add up to 100"));
+        }
+        let rest = if open > 0 { (100.0 - given) / open as f64 } else { 0.0 };
+        let mut cum = 0.0;
+        let split = sizes
+            .into_iter()
+            .map(|(bs, p)| {
+                cum += p.unwrap_or(rest);
+                (bs, cum)
+            })
+            .collect();
+        Ok(BlockSizes::Split(split))
+    }
+
+    /// `bsrange` in bytes: `4096-65536`.
+    pub fn parse_range(s: &str) -> Result<Self, WorkloadError> {
+        let err = |m: &str| WorkloadError::new("bsrange", m, s);
+        let (lo, hi) = s.split_once('-').ok_or_else(|| err("is lo-hi in bytes"))?;
+        match (lo.trim().parse::<u64>(), hi.trim().parse::<u64>()) {
+            (Ok(lo), Ok(hi)) if lo <= hi => Ok(BlockSizes::Range(lo, hi)),
+            _ => Err(err("is lo-hi in bytes, lo at most hi")),
+        }
+    }
+
+    /// Every size it can give (the range's two ends), for the checks.
+    pub fn sizes(&self) -> Vec<u64> {
+        match self {
+            BlockSizes::Fixed(b) => vec![*b],
+            BlockSizes::Range(lo, hi) => vec![*lo, *hi],
+            BlockSizes::Split(v) => v.iter().map(|s| s.0).collect(),
+        }
+    }
+
+    /// The largest size.
+    pub fn max(&self) -> u64 {
+        self.sizes().into_iter().max().unwrap_or(0)
+    }
+
+    /// The smallest size.
+    pub fn min(&self) -> u64 {
+        self.sizes().into_iter().min().unwrap_or(0)
+    }
+
+    /// The next IO's size.
+    pub fn draw(&self, rng: &mut Rng) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range(lo, hi) => lo * rng.random_range(1..=hi / lo),
+            BlockSizes::Split(v) => {
+                let x = rng.random_range(0.0..100.0);
+                v.iter().find(|s| x < s.1).or(v.last()).map_or(4096, |s| s.0)
+            }
+        }
+    }
+}
+
+/// Draws ranks or slots from a [`Distribution`] over `n` aligned slots.
+#[derive(Clone, Debug)]
+pub enum SlotDraw {
+    /// Uniform.
+    Uniform,
+    /// Gray et al.'s Zipf generator ("Quickly generating billion-record synthetic databases", SIGMOD 1994),
+    /// as fio's lib/zipf.c.
+    Zipf {
+        /// Exponent.
+        theta: f64,
+        /// 1 / (1 - theta).
+        alpha: f64,
+        /// Sum of 1 / i^theta over i = 1..n.
+        zetan: f64,
+        /// Gray's eta.
+        eta: f64,
+    },
+    /// fio's Pareto: rank = (n - 1) * u^(ln h / ln(1 - h)).
+    Pareto(f64),
+    /// Gaussian, sigma in slots.
+    Normal(f64),
+    /// (cumulative access percent, first slot, slots) per zone.
+    Zoned(Vec<(f64, u64, u64)>),
+}
+
+/// A 64-bit mix (splitmix64's finaliser): scatters ranks over the region.
+fn scatter(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Sum of 1 / i^theta for i = 1..n: exact over the first terms, the rest by the integral (its error is far
+/// below what a draw can show).
+fn zeta(n: u64, theta: f64) -> f64 {
+    const EXACT: u64 = 100_000;
+    let m = n.min(EXACT);
+    let head: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+    if n <= m {
+        return head;
+    }
+    let f = |x: f64| x.powf(1.0 - theta) / (1.0 - theta);
+    head + f(n as f64 + 0.5) - f(m as f64 + 0.5)
+}
+
+impl SlotDraw {
+    /// The generator of `dist` over `n` slots (n >= 1).
+    pub fn new(dist: &Distribution, n: u64) -> Self {
+        let nf = n as f64;
+        match dist {
+            Distribution::Uniform => SlotDraw::Uniform,
+            Distribution::Zipf(theta) => {
+                let zetan = zeta(n, *theta);
+                let zeta2 = 1.0 + 0.5f64.powf(*theta);
+                let eta = (1.0 - (2.0 / nf).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+                SlotDraw::Zipf { theta: *theta, alpha: 1.0 / (1.0 - theta), zetan, eta }
+            }
+            Distribution::Pareto(h) => SlotDraw::Pareto(h.ln() / (1.0 - h).ln()),
+            Distribution::Normal(pct) => SlotDraw::Normal(pct / 100.0 * nf),
+            Distribution::Zoned(zones) => {
+                let (mut acc, mut first) = (0.0, 0u64);
+                let mut size_cum = 0.0;
+                let mut out = Vec::new();
+                for &(a, s) in zones {
+                    acc += a;
+                    size_cum += s;
+                    let end = ((size_cum / 100.0 * nf).round() as u64).clamp(first, n);
+                    out.push((acc, first, end - first));
+                    first = end;
+                }
+                SlotDraw::Zoned(out)
+            }
+        }
+    }
+
+    /// A slot in `0..n`.
+    pub fn draw(&self, rng: &mut Rng, n: u64) -> u64 {
+        match self.rank(rng, n) {
+            Ok(rank) => scatter(rank.min(n - 1)) % n,
+            Err(slot) => slot,
+        }
+    }
+
+    /// A skewed distribution's rank (0 = hottest) before it is scattered, or (`Err`) a uniform or zoned
+    /// draw's slot itself.
+    fn rank(&self, rng: &mut Rng, n: u64) -> Result<u64, u64> {
+        Ok(match *self {
+            SlotDraw::Uniform => return Err(rng.random_range(0..n)),
+            SlotDraw::Zipf { theta, alpha, zetan, eta } => {
+                let u: f64 = rng.random();
+                let uz = u * zetan;
+                if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + 0.5f64.powf(theta) {
+                    1
+                } else {
+                    ((n as f64) * (eta * u - eta + 1.0).powf(alpha)) as u64
+                }
+            }
+            SlotDraw::Pareto(pow) => {
+                let u: f64 = rng.random();
+                ((n - 1) as f64 * u.powf(pow)) as u64
+            }
+            SlotDraw::Normal(sigma) => loop {
+                // Box-Muller; redrawn when it falls outside the region
+                let (u1, u2): (f64, f64) = (rng.random(), rng.random());
+                let z = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let x = n as f64 / 2.0 + z * sigma;
+                if x >= 0.0 && x < n as f64 {
+                    break x as u64;
+                }
+            },
+            SlotDraw::Zoned(ref zones) => {
+                let x = rng.random_range(0.0..100.0);
+                let &(_, first, len) =
+                    zones.iter().find(|z| x < z.0 && z.2 > 0).or(zones.last()).unwrap_or(&(0.0, 0, n));
+                return Err((first + rng.random_range(0..len.max(1))).min(n - 1));
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream;
+
+    fn counts(dist: &Distribution, n: u64, draws: usize) -> Vec<u64> {
+        let g = SlotDraw::new(dist, n);
+        let mut rng = stream(7, 1);
+        let mut c = vec![0u64; n as usize];
+        for _ in 0..draws {
+            c[g.draw(&mut rng, n) as usize] += 1;
+        }
+        c
+    }
+
+    #[test]
+    fn zipf_gives_the_hottest_slot_its_share_one_over_zeta() {
+        // theta 1.2 over 1000 slots: P(rank 0) = 1 / zeta(1000, 1.2)
+        let n = 1000;
+        let c = counts(&Distribution::Zipf(1.2), n, 200_000);
+        let share = *c.iter().max().unwrap() as f64 / 200_000.0;
+        let expect = 1.0 / (1..=n).map(|i| (i as f64).powf(-1.2)).sum::<f64>();
+        assert!((share - expect).abs() < 0.01, "{share} vs {expect}");
+    }
+
+    #[test]
+    fn zeta_tail_by_the_integral_matches_the_sum() {
+        let exact: f64 = (1..=400_000u64).map(|i| (i as f64).powf(-0.9)).sum();
+        assert!((zeta(400_000, 0.9) - exact).abs() / exact < 1e-9);
+    }
+
+    #[test]
+    fn zoned_sends_each_zones_share_of_accesses_to_it() {
+        // 80% of accesses to the first 20% of 100 slots
+        let c = counts(&Distribution::parse("zoned:80/20:20/80").unwrap(), 100, 100_000);
+        let hot: u64 = c[..20].iter().sum();
+        assert!((hot as f64 / 100_000.0 - 0.8).abs() < 0.01, "{hot}");
+    }
+
+    #[test]
+    fn normal_keeps_68_percent_within_one_sigma_of_the_middle() {
+        // sigma = 10% of 1000 slots around slot 500 (before the ranks are scattered)
+        let g = SlotDraw::new(&Distribution::Normal(10.0), 1000);
+        let mut rng = stream(3, 3);
+        let within = (0..100_000).filter(|_| (400..600).contains(&g.rank(&mut rng, 1000).unwrap())).count();
+        assert!((within as f64 / 100_000.0 - 0.683).abs() < 0.01, "{within}");
+    }
+
+    #[test]
+    fn bssplit_shares_what_is_left_among_sizes_without_a_percentage() {
+        let s = BlockSizes::parse_split("4096/50:8192:16384").unwrap();
+        assert_eq!(s, BlockSizes::Split(vec![(4096, 50.0), (8192, 75.0), (16384, 100.0)]));
+        assert!(BlockSizes::parse_split("4096/60:8192/60").is_err());
+        let mut rng = stream(1, 1);
+        let small = (0..10_000).filter(|_| s.draw(&mut rng) == 4096).count();
+        assert!((small as f64 / 10_000.0 - 0.5).abs() < 0.02);
+    }
+
+    #[test]
+    fn bsrange_draws_multiples_of_its_low_end() {
+        let r = BlockSizes::parse_range("4096-16384").unwrap();
+        let mut rng = stream(1, 2);
+        let seen: std::collections::BTreeSet<u64> = (0..1000).map(|_| r.draw(&mut rng)).collect();
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [4096, 8192, 12288, 16384]);
+    }
+}
