@@ -1,7 +1,7 @@
 """The AnandTech client SSD suite (2018-2021): burst and sustained sequential tests, with HMB on and off.
 
-The method (../shared/BENCHMARKS.md "AnandTech client suite"; AnandTech's reviews describe each test beside its
-charts, e.g. the BG4 1TB review of 2019-10):
+The method (../shared/BENCHMARKS.md "AnandTech client suite"; AnandTech's reviews describe each test beside
+its charts, e.g. the BG4 1TB review of 2019-10):
 
 - **Burst sequential read / write**: 128 MB bursts of 128 KiB IOs at QD1, 8 bursts (1 GB), with 16 GB of data
   on the drive, idle between bursts for a 20% duty cycle (each burst followed by 4x its own time idle). The
@@ -325,7 +325,8 @@ def _write_hmb_on(res: AnandTechResult) -> tuple[bool, str]:
     ok = _saturation_qd(r) <= 2 and _steady_from(r, 2)
     return (
         ok,
-        f"QD2 at {r.at(2) / r.top_mbps:.0%} of the top, every QD >= 2 at >= 90%: {_steady_from(r, 2)} ({_curve(r)})",
+        f"QD2 at {r.at(2) / r.top_mbps:.0%} of the top, every QD >= 2 at >= 90%: {_steady_from(r, 2)} "
+        f"({_curve(r)})",
     )
 
 
