@@ -205,6 +205,67 @@ def run(
 
 
 @app.command()
+def validate(
+    presets: Annotated[
+        list[str] | None,
+        typer.Argument(help="Presets to validate (default: every drive with published figures)."),
+    ] = None,
+    figure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--figure", "-f", help="Only these tables or figures (cdm, fill.curve, spec.seq_read_MBps)."
+        ),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option(help="Shorter runs and scaled fills: checks the machinery, not the figures.")
+    ] = False,
+    markdown: Annotated[bool, typer.Option(help="Print the rows as the README's markdown table.")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Run, for every published figure, the method its source used on the matching preset, and print drive,
+    figure, source, method, published, model, error % and whether the figure is in-sample (a preset value was
+    fitted to it) or a hold-out."""
+    from ssdlab import validate as v
+
+    with _progress(not (json_ or markdown), "validate") as progress:
+        rs = v.rows(presets or None, figure or None, quick=quick, progress=progress)
+    if json_:
+        print(json.dumps([r.to_dict() for r in rs], indent=2))
+        return
+    if markdown:
+        sys.stdout.write(v.markdown(rs))
+        return
+    t = Table(
+        title=f"Published figures against the model - ssdlab {version()}" + (" - QUICK" if quick else "")
+    )
+    for col in ("drive", "figure", "source", "published", "model", "unit", "error", "sample", "method"):
+        t.add_column(col, justify="right" if col in ("published", "model", "error") else "left")
+    for r in rs:
+        t.add_row(
+            r.drive,
+            r.figure,
+            r.source,
+            v._fmt(r.published),
+            v._fmt(r.model),
+            r.unit,
+            v.result_text(r),
+            v.sample_text(r),
+            r.method + (f" ({r.note})" if r.note else ""),
+        )
+    stdout.print(t)
+    unnamed = sorted(
+        {
+            f"{f.file}: {f.path}"
+            for p in {r.drive for r in rs if r.fit is not None}
+            for f in v.fitted_values(p)
+            if not f.figures
+        }
+    )
+    if unnamed:
+        stdout.print("fitted values that name no figure: " + "; ".join(unnamed), markup=False, soft_wrap=True)
+
+
+@app.command()
 def workload(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
