@@ -219,7 +219,12 @@ def validate(
     quick: Annotated[
         bool, typer.Option(help="Shorter runs and scaled fills: checks the machinery, not the figures.")
     ] = False,
+    set_: SetOpt = None,
     markdown: Annotated[bool, typer.Option(help="Print the rows as the README's markdown table.")] = False,
+    readme: Annotated[
+        Path | None,
+        typer.Option(help="Write the table into this README between its fidelity markers (make fidelity)."),
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Run, for every published figure, the method its source used on the matching preset, and print drive,
@@ -228,7 +233,11 @@ def validate(
     from ssdlab import validate as v
 
     with _progress(not (json_ or markdown), "validate") as progress:
-        rs = v.rows(presets or None, figure or None, quick=quick, progress=progress)
+        rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress)
+    if readme is not None:
+        changed = v.update_readme(readme, rs)
+        stdout.print(f"{'updated' if changed else 'unchanged'}: {readme}")
+        return
     if json_:
         print(json.dumps([r.to_dict() for r in rs], indent=2))
         return

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import reference
-from ssdlab.drive import Drive
+from ssdlab.drive import Drive, Overrides
 from ssdlab.errors import config_error
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
@@ -137,6 +137,8 @@ class Measured:
     method: str
     passed: bool | None = None
     note: str = ""
+    #: True when the method makes the figure in-sample whatever the presets say (a rate the test is set to).
+    in_sample: bool | None = None
 
 
 @dataclass
@@ -146,6 +148,8 @@ class Context:
 
     preset: str
     quick: bool = False
+    #: Overrides applied to every drive the methods build (``--set``; a calibration's trial values).
+    overrides: Overrides = None
     _memo: dict[str, Any] = field(default_factory=dict)
 
     def once(self, key: str, make: Callable[[], Any]) -> Any:
@@ -154,8 +158,9 @@ class Context:
             self._memo[key] = make()
         return self._memo[key]
 
-    def drive(self, capacity_gb: float | None = None, **overrides: Any) -> Drive:
-        return Drive.from_preset(self.preset, set=overrides or None, capacity_gb=capacity_gb)
+    def drive(self, capacity_gb: float | None = None, preset: str | None = None) -> Drive:
+        """A fresh drive of ``preset`` (default: the context's) with the context's overrides."""
+        return Drive.from_preset(preset or self.preset, set=self.overrides, capacity_gb=capacity_gb)
 
 
 MethodFn = Callable[[Figure, Context], Measured]
@@ -359,7 +364,8 @@ def fitted_values(preset: str) -> list[Fitted]:
 
     Examples
     --------
-    >>> [f.path for f in fitted_values("bg4-1tb") if ("bg4-1tb", "anandtech", "seq_write_hmb_off_MBps") in f.figures]
+    >>> fig = ("bg4-1tb", "anandtech", "seq_write_hmb_off_MBps")
+    >>> [f.path for f in fitted_values("bg4-1tb") if fig in f.figures]
     ['controller.write_buffer_kib']
     """
     out: list[Fitted] = []
@@ -467,8 +473,9 @@ def _fill_fig(fig: Figure, ctx: Context) -> Measured:
     cap = 32.0 if ctx.quick else None
     res: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
     how = "fill from erased, 128 KiB seq QD32, " + ("scaled to 32 GB (quick)" if cap else "full capacity")
-    if fig.key == "fill_avg_MBps":
-        return Measured(res.average_mbps, "MB/s", how + "; bytes / time")
+    if fig.key == "fill_avg_MBps":  # AIDA64 (the roundup's tool) averages its speed samples
+        mean = sum(res.mbps) / len(res.mbps)
+        return Measured(mean, "MB/s", how + "; mean of the per-GB speeds (AIDA64's average)")
     if fig.key == "slc_cache_GB":
         idx = res.cache_exhausted_at()
         gb = res.points[-1 if idx is None else idx].slc_bytes_written / GB
@@ -479,9 +486,10 @@ def _fill_fig(fig: Figure, ctx: Context) -> Measured:
 
 
 def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
-    kw = {"max_time": "0.3s", "access_time": "0.05s"} if ctx.quick else {}
+    cap, acc = ("0.3s", "0.05s") if ctx.quick else ("10s", "2s")
     return ctx.once(  # type: ignore[no-any-return]
-        "as-ssd", lambda: _as_ssd.run_as_ssd(ctx.drive(), compression_steps=(), **kw)
+        "as-ssd",
+        lambda: _as_ssd.run_as_ssd(ctx.drive(), max_time=cap, access_time=acc, compression_steps=()),
     )
 
 
@@ -526,8 +534,9 @@ def _db_test(fig: Figure, ctx: Context) -> Measured:
     how = (
         f"dbmix (fio, published rate), {runtime}, suspension {'on' if susp else 'off'}, scaled to {cap:g} GB"
     )
-    note = "the rate is set from the table: in-sample by construction" if fig.key in ("IOPS", "KBps") else ""
-    return Measured(value, unit, how, note=note)
+    if fig.key in ("IOPS", "KBps"):  # the rate fio runs at is the table's: in-sample by construction
+        return Measured(value, unit, how, note="the test runs at the published rate", in_sample=True)
+    return Measured(value, unit, how)
 
 
 @method("v300", "findings")
@@ -542,7 +551,7 @@ def _v300(fig: Figure, ctx: Context) -> Measured:
     }
 
     def measure(preset: str) -> dict[str, float]:
-        d = Drive.from_preset(preset, capacity_gb=cap)
+        d = ctx.drive(capacity_gb=cap, preset=preset)
         d.run(Workload(rw="write", bs="128k", iodepth=32))
         d.run(Workload(rw="randwrite", bs="4k", iodepth=32, runtime=f"{cap / 2 * 60}s", time_based=True))
         return {name: d.clone().run(w).bandwidth_mbps for name, w in tests.items()}
@@ -554,8 +563,9 @@ def _v300(fig: Figure, ctx: Context) -> Measured:
         ratio["seq_write"] < 0.8 and ratio["rand_write_qd32"] < 0.8 and 0.9 <= ratio["rand_read_qd1"] <= 1.1
     )
     measured = (
-        f"V300A / V300S: seq write QD32 {ratio['seq_write']:.2f}, 4K write QD32 {ratio['rand_write_qd32']:.2f}, "
-        f"4K read QD1 {ratio['rand_read_qd1']:.2f} (pass: < 0.8, < 0.8, 0.9-1.1)"
+        f"V300A / V300S: seq write QD32 {ratio['seq_write']:.2f}, "
+        f"4K write QD32 {ratio['rand_write_qd32']:.2f}, 4K read QD1 {ratio['rand_read_qd1']:.2f} "
+        "(pass: < 0.8, < 0.8, 0.9-1.1)"
     )
     # Scaled: the preconditioning time scales with capacity, so the state it leaves does not depend on it.
     how = f"GamersNexus precondition (4K QD32, GB x 0.5 min), A vs S, scaled to {cap:g} GB"
@@ -579,29 +589,31 @@ def rows(
     presets: Sequence[str] | None = None,
     figures: Sequence[str] | None = None,
     quick: bool = False,
+    set: Overrides = None,
     progress: Progress | None = None,
 ) -> list[Row]:
     """Every published figure of ``presets`` (default: all drives with figures) against the model.
 
     ``figures`` narrows to tables (``"cdm"``), keys (``"cdm.seq_read_MBps"``) or curves (``"fill.curve"``).
     ``quick`` runs every method shorter (and fills on scaled drives): for tests, not for the figures.
-    A preset that is not built in is a :class:`ssdlab.ConfigError`; a published drive with no preset yet gives
-    rows that say so.
+    ``set`` overrides parameters of every drive measured (as ``--set`` does; e.g. a calibration's trial
+    values). A preset that is not built in is a :class:`ssdlab.ConfigError`; a published drive with no preset
+    yet gives rows that say so.
 
     Examples
     --------
     >>> [(r.figure, r.fit) for r in rows(["bg4-1tb"], figures=["power.read_mW_per_MBps"])]
     [('power.read_mW_per_MBps', None)]
     """
-    known = set(list_presets())
+    known = {*list_presets()}
     for p in presets or ():
         if p not in known:
             raise config_error("preset", f"unknown preset {p!r}; available: {', '.join(sorted(known))}", p)
-    wanted_presets = set(presets) if presets else None
+    wanted_presets = {*presets} if presets else None
     figs = [
         f
         for f in _all_figures()
-        if (wanted_presets is None or f.drive in wanted_presets or set(f.with_presets) & wanted_presets)
+        if (wanted_presets is None or f.drive in wanted_presets or {*f.with_presets} & wanted_presets)
         and _select(f, figures)
     ]
     out: list[Row] = []
@@ -639,7 +651,7 @@ def rows(
                 )
             )
             continue
-        ctx = contexts.setdefault(fig.drive, Context(fig.drive, quick))
+        ctx = contexts.setdefault(fig.drive, Context(fig.drive, quick, set))
         m = fn(fig, ctx)
         if fig.drive not in fitted:
             fitted[fig.drive] = [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)]
@@ -651,7 +663,7 @@ def rows(
                 model=m.model,
                 unit=m.unit,
                 error_pct=error_pct(fig.published, float(m.model)) if numeric else None,
-                fit=_in_sample(fig, fitted[fig.drive]) if m.model is not None else None,
+                fit=None if m.model is None else m.in_sample or _in_sample(fig, fitted[fig.drive]),
                 note=m.note,
                 passed=m.passed,
             )
@@ -662,7 +674,8 @@ def rows(
 
 
 def _all_figures() -> list[Figure]:
-    return figures()
+    """The figures grouped by drive (in name order), each drive's in reference-file order."""
+    return sorted(figures(), key=lambda f: f.drive)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -675,7 +688,7 @@ def _fmt(v: Any) -> str:
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, (list, tuple)):
-        return "-".join(_fmt(x) for x in v)
+        return _fmt(v[0]) if len(set(v)) == 1 else "-".join(_fmt(x) for x in v)
     if isinstance(v, float | int):
         return f"{v:,.3g}" if abs(v) < 10 else f"{v:,.0f}"
     return str(v)
@@ -699,7 +712,7 @@ def markdown(rs: Sequence[Row]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rs:
-        model = r.model if r.passed is None else r.model
+        model = r.model
         pub = _fmt(r.published)
         unit = f" {r.unit}" if r.unit and r.passed is None else ""
         cells = [

@@ -51,7 +51,7 @@ from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
-__all__ = ["QDS", "TESTS", "AnandTechResult", "Check", "QdPoint", "TestResult", "checks", "run_anandtech"]
+__all__ = ["QDS", "TESTS", "AnandTechResult", "Check", "QdPoint", "Outcome", "checks", "run_anandtech"]
 
 GB = 10**9
 BLOCK = 128 << 10
@@ -73,7 +73,7 @@ class QdPoint:
 
 
 @dataclass
-class TestResult:
+class Outcome:
     """One test on one variant (``"HMB on"`` / ``"HMB off"``, or ``"-"`` for drives without HMB)."""
 
     name: str
@@ -101,17 +101,17 @@ class TestResult:
 
 
 @dataclass(frozen=True)
-class Test:
+class SuiteTest:
     """A test of the suite: the data it needs on the drive first, and how it runs on a prepared clone."""
 
     name: str
     title: str
     prefill_bytes: int
-    run: Callable[[Drive, int, float, int], TestResult]  # (drive, span, max_gb, seed) -> result
+    run: Callable[[Drive, int, float, int], Outcome]  # (drive, span, max_gb, seed) -> result
 
 
-def _burst(rw: str) -> Callable[[Drive, int, float, int], TestResult]:
-    def run(drive: Drive, span: int, max_gb: float, seed: int) -> TestResult:
+def _burst(rw: str) -> Callable[[Drive, int, float, int], Outcome]:
+    def run(drive: Drive, span: int, max_gb: float, seed: int) -> Outcome:
         size = min(BURST_BYTES, int(max_gb * GB / BURSTS) // BLOCK * BLOCK)
         moved, busy = 0, 0.0
         for k in range(BURSTS):
@@ -121,13 +121,13 @@ def _burst(rw: str) -> Callable[[Drive, int, float, int], TestResult]:
             moved += size
             busy += res.elapsed_s
             drive.idle(res.elapsed_s * (1 - DUTY) / DUTY)
-        return TestResult(f"burst_seq_{rw}", "", moved / 1e6 / busy if busy else 0.0)
+        return Outcome(f"burst_seq_{rw}", "", moved / 1e6 / busy if busy else 0.0)
 
     return run
 
 
-def _sustained(rw: str) -> Callable[[Drive, int, float, int], TestResult]:
-    def run(drive: Drive, span: int, max_gb: float, seed: int) -> TestResult:
+def _sustained(rw: str) -> Callable[[Drive, int, float, int], Outcome]:
+    def run(drive: Drive, span: int, max_gb: float, seed: int) -> Outcome:
         amount = int(max_gb * GB) // BLOCK * BLOCK
         points = []
         for qd in QDS:
@@ -145,19 +145,19 @@ def _sustained(rw: str) -> Callable[[Drive, int, float, int], TestResult]:
             points.append(QdPoint(qd, res.bandwidth_mbps, res.elapsed_s, moved))
             drive.idle(min(60.0, res.elapsed_s))
         score = sum(p.mbps for p in points[:3]) / 3
-        return TestResult(f"sustained_seq_{rw}", "", score, points)
+        return Outcome(f"sustained_seq_{rw}", "", score, points)
 
     return run
 
 
 #: The suite's tests in the order they run. Add the random, mixed and fill tests here.
-TESTS: dict[str, Test] = {
+TESTS: dict[str, SuiteTest] = {
     t.name: t
     for t in (
-        Test("burst_seq_read", "Burst 128 KiB sequential read QD1", 16 * GB, _burst("read")),
-        Test("burst_seq_write", "Burst 128 KiB sequential write QD1", 16 * GB, _burst("write")),
-        Test("sustained_seq_read", "Sustained 128 KiB sequential read QD1..32", 64 * GB, _sustained("read")),
-        Test(
+        SuiteTest("burst_seq_read", "Burst 128 KiB sequential read QD1", 16 * GB, _burst("read")),
+        SuiteTest("burst_seq_write", "Burst 128 KiB sequential write QD1", 16 * GB, _burst("write")),
+        SuiteTest("sustained_seq_read", "Sustained 128 KiB sequential read QD1..32", 64 * GB, _sustained("read")),
+        SuiteTest(
             "sustained_seq_write", "Sustained 128 KiB sequential write QD1..32", 64 * GB, _sustained("write")
         ),
     )
@@ -179,10 +179,10 @@ class AnandTechResult:
     preset: str
     seed: int
     max_gb: float
-    results: list[TestResult]
+    results: list[Outcome]
     config_toml: str
 
-    def get(self, name: str, variant: str = "HMB on") -> TestResult:
+    def get(self, name: str, variant: str = "HMB on") -> Outcome:
         """The result of test ``name`` on ``variant`` (a drive without HMB has only ``"-"``, which any
         variant other than ``"HMB off"`` finds)."""
         for r in self.results:
@@ -262,18 +262,18 @@ def published_figures(res: AnandTechResult) -> list[Beside]:
     return out
 
 
-def _saturation_qd(r: TestResult, share: float = 0.9) -> int:
+def _saturation_qd(r: Outcome, share: float = 0.9) -> int:
     """The first queue depth reaching ``share`` of the curve's top."""
     top = r.top_mbps
     return next(p.qd for p in r.qd if p.mbps >= share * top)
 
 
-def _steady_from(r: TestResult, qd: int, share: float = 0.9) -> bool:
+def _steady_from(r: Outcome, qd: int, share: float = 0.9) -> bool:
     top = r.top_mbps
     return all(p.mbps >= share * top for p in r.qd if p.qd >= qd)
 
 
-def _curve(r: TestResult) -> str:
+def _curve(r: Outcome) -> str:
     return ", ".join(f"QD{p.qd} {p.mbps:,.0f}" for p in r.qd)
 
 
@@ -309,7 +309,7 @@ def _read_hmb_on(res: AnandTechResult) -> tuple[bool, str]:
 def _read_hmb_off(res: AnandTechResult) -> tuple[bool, str]:
     on, off = res.get("sustained_seq_read", "HMB on"), res.get("sustained_seq_read", "HMB off")
 
-    def low(r: TestResult) -> float:  # mean share of the top over QD1..4: lower = more gradual
+    def low(r: Outcome) -> float:  # mean share of the top over QD1..4: lower = more gradual
         return sum(r.at(q) / r.top_mbps for q in (1, 2, 4)) / 3
 
     ratio = off.at(32) / on.at(32)
@@ -376,7 +376,7 @@ def run_anandtech(
     if not max_gb > 0:
         raise workload_error("max_gb", "must be above 0", max_gb)
     hmb = has_hmb(drive)
-    variants = [("HMB on" if hmb else "-", {})]
+    variants: list[tuple[str, dict[str, str]]] = [("HMB on" if hmb else "-", {})]
     if hmb_off or (hmb_off is None and hmb):
         variants.append(("HMB off", HMB_OFF))
     text = drive.config_toml()
