@@ -236,11 +236,15 @@ def test_cli_unknown_preset_exits_2_naming_it(capsys: pytest.CaptureFixture[str]
 
 def test_update_readme_replaces_only_the_marked_section(tmp_path: Path) -> None:
     path = tmp_path / "README.md"
-    path.write_text(f"intro\n{validate.START} model 0 -->\nSTALE-TABLE\n{validate.END}\noutro\n", encoding="utf-8")
+    path.write_text(
+        f"intro\n{validate.START} model 0 -->\nSTALE-TABLE\n{validate.END}\noutro\n", encoding="utf-8"
+    )
     rows = validate.rows(["bg4-1tb"], figures=["power"])
     assert validate.update_readme(path, rows, digest="abc123")
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("intro\n") and text.endswith(f"{validate.END}\noutro\n") and "STALE-TABLE" not in text
+    assert (
+        text.startswith("intro\n") and text.endswith(f"{validate.END}\noutro\n") and "STALE-TABLE" not in text
+    )
     assert validate.readme_digest(path) == "abc123" and "`power.read_mW_per_MBps`" in text
     assert not validate.update_readme(path, rows, digest="abc123")
 
@@ -255,4 +259,6 @@ def test_the_readme_fidelity_table_is_current() -> None:
         return
     text = README.read_text(encoding="utf-8")
     table = text[text.index(validate.START) : text.index(validate.END)].split("\n\n", 1)[1]
-    assert table == validate.markdown(validate.rows()), "README.md's fidelity table is stale: run `make fidelity`"
+    assert table == validate.markdown(validate.rows()), (
+        "README.md's fidelity table is stale: run `make fidelity`"
+    )

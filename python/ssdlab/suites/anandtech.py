@@ -156,7 +156,9 @@ TESTS: dict[str, SuiteTest] = {
     for t in (
         SuiteTest("burst_seq_read", "Burst 128 KiB sequential read QD1", 16 * GB, _burst("read")),
         SuiteTest("burst_seq_write", "Burst 128 KiB sequential write QD1", 16 * GB, _burst("write")),
-        SuiteTest("sustained_seq_read", "Sustained 128 KiB sequential read QD1..32", 64 * GB, _sustained("read")),
+        SuiteTest(
+            "sustained_seq_read", "Sustained 128 KiB sequential read QD1..32", 64 * GB, _sustained("read")
+        ),
         SuiteTest(
             "sustained_seq_write", "Sustained 128 KiB sequential write QD1..32", 64 * GB, _sustained("write")
         ),
