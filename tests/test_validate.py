@@ -1,4 +1,4 @@
-"""``ssdlab validate``: the rows' shape and arithmetic, ranges, checks, the in-sample marking, the CLI, and the
+"""``ssdlab validate``: the rows' shape and arithmetic, ranges, checks, the in-sample marking, the CLI and the
 README's fidelity table being current. These test the machinery (quick mode, small drives), not today's
 figures: other work moves the figures."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from ssdlab import validate
 from ssdlab.cli import main
-from ssdlab.suites.anandtech import QDS, AnandTechResult, QdPoint, Outcome, checks
+from ssdlab.suites.anandtech import QDS, AnandTechResult, Outcome, QdPoint, checks
 from ssdlab.validate import Figure, Measured, Row, error_pct, parse_fitted
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -51,7 +51,7 @@ from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
-__all__ = ["QDS", "TESTS", "AnandTechResult", "Check", "QdPoint", "Outcome", "checks", "run_anandtech"]
+__all__ = ["QDS", "TESTS", "AnandTechResult", "Check", "Outcome", "QdPoint", "checks", "run_anandtech"]
 
 GB = 10**9
 BLOCK = 128 << 10
