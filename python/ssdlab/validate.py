@@ -31,8 +31,9 @@ Examples
 >>> r = rows[0]
 >>> (r.drive, r.figure, r.method, r.model, r.error_pct)
 ('bg4-1tb', 'power.read_mW_per_MBps', 'no method yet (power model)', None, None)
->>> [r.figure for r in validate.rows(["bg4-1tb"], figures=["anandtech.seq_write_hmb_off_MBps"])][0]
-'anandtech.seq_write_hmb_off_MBps'
+>>> (row,) = validate.rows(["sn520-128gb"], figures=["fill.slc_cache_GB"], quick=True)  # quick: machinery only
+>>> row.figure, row.unit, row.error_pct == (row.model - row.published) / row.published * 100
+('fill.slc_cache_GB', 'GB', True)
 >>> validate.error_pct(1000, 1080.0), validate.error_pct([200, 210], 205.0)
 (8.0, 0.0)
 """
@@ -220,7 +221,7 @@ def figures() -> list[Figure]:
     Examples
     --------
     >>> names = [f.name for f in figures() if f.drive == "bg4-128gb"]
-    >>> "fill.curve[0.14-0.30]" in names and "as_ssd_4k_read_qd1" in names
+    >>> "fill.curve[0.14-0.30]" in names and "as_ssd_4k_read_qd1.range_MBps" in names
     True
     """
     out: list[Figure] = []
