@@ -232,6 +232,12 @@ def validate(
     fitted to it) or a hold-out."""
     from ssdlab import validate as v
 
+    if readme is not None and (quick or presets or figure or set_):
+        raise workload_error(
+            "--readme",
+            "the README's table is the full validation: no --quick, presets, --figure or --set with it",
+            str(readme),
+        )
     with _progress(not (json_ or markdown), "validate") as progress:
         rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress)
     if readme is not None:
@@ -262,6 +268,9 @@ def validate(
             r.method + (f" ({r.note})" if r.note else ""),
         )
     stdout.print(t)
+    for p in presets or ():
+        if not any(r.drive == p for r in rs):
+            stdout.print(f"{p}: no published figures (out of sample)", markup=False)
     unnamed = sorted(
         {
             f"{f.file}: {f.path}"

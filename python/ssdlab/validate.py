@@ -31,7 +31,7 @@ Examples
 >>> r = rows[0]
 >>> (r.drive, r.figure, r.method, r.model, r.error_pct)
 ('bg4-1tb', 'power.read_mW_per_MBps', 'no method yet (power model)', None, None)
->>> (row,) = validate.rows(["sn520-128gb"], figures=["fill.slc_cache_GB"], quick=True)  # quick: machinery only
+>>> (row,) = validate.rows(["sn520-128gb"], figures=["fill.slc_cache_GB"], quick=True)  # machinery only
 >>> row.figure, row.unit, row.error_pct == (row.model - row.published) / row.published * 100
 ('fill.slc_cache_GB', 'GB', True)
 >>> validate.error_pct(1000, 1080.0), validate.error_pct([200, 210], 205.0)
