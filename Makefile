@@ -1,6 +1,6 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest sysdeps bench lint docs clean
+.PHONY: venv build run test stubtest pytest sysdeps bench lint docs fidelity clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -71,3 +71,7 @@ docs: build
 
 clean:
 	rm -rf $(VENV) target
+
+# The README's fidelity table: every published figure against the model (`ssdlab validate`, a few minutes).
+fidelity: build
+	$(BIN)/ssdlab validate --readme README.md

@@ -265,6 +265,85 @@ def run(
 
 
 @app.command()
+def validate(
+    presets: Annotated[
+        list[str] | None,
+        typer.Argument(help="Presets to validate (default: every drive with published figures)."),
+    ] = None,
+    figure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--figure", "-f", help="Only these tables or figures (cdm, fill.curve, spec.seq_read_MBps)."
+        ),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option(help="Shorter runs and scaled fills: checks the machinery, not the figures.")
+    ] = False,
+    set_: SetOpt = None,
+    markdown: Annotated[bool, typer.Option(help="Print the rows as the README's markdown table.")] = False,
+    readme: Annotated[
+        Path | None,
+        typer.Option(help="Write the table into this README between its fidelity markers (make fidelity)."),
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Run, for every published figure, the method its source used on the matching preset, and print drive,
+    figure, source, method, published, model, error % and whether the figure is in-sample (a preset value was
+    fitted to it) or a hold-out."""
+    from ssdlab import validate as v
+
+    if readme is not None and (quick or presets or figure or set_):
+        raise workload_error(
+            "--readme",
+            "the README's table is the full validation: no --quick, presets, --figure or --set with it",
+            str(readme),
+        )
+    with _progress(not (json_ or markdown), "validate") as progress:
+        rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress)
+    if readme is not None:
+        changed = v.update_readme(readme, rs)
+        stdout.print(f"{'updated' if changed else 'unchanged'}: {readme}")
+        return
+    if json_:
+        print(json.dumps([r.to_dict() for r in rs], indent=2))
+        return
+    if markdown:
+        sys.stdout.write(v.markdown(rs))
+        return
+    t = Table(
+        title=f"Published figures against the model - ssdlab {version()}" + (" - QUICK" if quick else "")
+    )
+    for col in ("drive", "figure", "source", "published", "model", "unit", "error", "sample", "method"):
+        t.add_column(col, justify="right" if col in ("published", "model", "error") else "left")
+    for r in rs:
+        t.add_row(
+            r.drive,
+            r.figure,
+            r.source,
+            v._fmt(r.published),
+            v._fmt(r.model),
+            r.unit,
+            v.result_text(r),
+            v.sample_text(r),
+            r.method + (f" ({r.note})" if r.note else ""),
+        )
+    stdout.print(t)
+    for p in presets or ():
+        if not any(r.drive == p for r in rs):
+            stdout.print(f"{p}: no published figures (out of sample)", markup=False)
+    unnamed = sorted(
+        {
+            f"{f.file}: {f.path}"
+            for p in {r.drive for r in rs if r.fit is not None}
+            for f in v.fitted_values(p)
+            if not f.figures
+        }
+    )
+    if unnamed:
+        stdout.print("fitted values that name no figure: " + "; ".join(unnamed), markup=False, soft_wrap=True)
+
+
+@app.command()
 def workload(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from rich.table import Table
 
+from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
@@ -49,10 +50,11 @@ from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.suites import Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, run_seed, scaled
+from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["CDM_VERSIONS", "CdmResult", "CdmRow", "CdmTest", "run_cdm"]
+__all__ = ["CDM_VERSIONS", "REFERENCE_ROWS", "CdmResult", "CdmRow", "CdmTest", "reference_value", "run_cdm"]
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -237,9 +239,47 @@ class CdmResult:
             t.add_row(r.label, *(fmt(r.counters[key]) for _, key, fmt in cols))
         return t
 
+    def published(self) -> list[Beside]:
+        """The preset's published CrystalDiskMark figures (``[cdm]`` of its reference file, measured with
+        CDM 6) beside this run's, when this run is CDM 6; empty otherwise."""
+        fig = (reference.figures(self.preset) or {}).get("cdm")
+        if fig is None or self.version != "6":
+            return []
+        return [Beside(f"cdm.{k}", fig[k], *reference_value(self, k)) for k in REFERENCE_ROWS if k in fig]
+
     def tables(self) -> list[Table]:
-        """What ``ssdlab run --suite cdm`` prints: the results, then the drive internals behind them."""
-        return [self.table(), self.counters_table()]
+        """What ``ssdlab run --suite cdm`` prints: the results, the published figures beside them when the
+        preset has some for this version, then the drive internals behind them."""
+        out = [self.table()]
+        pub = self.published()
+        if pub:
+            fig = (reference.figures(self.preset) or {})["cdm"]
+            out.append(
+                published_table(
+                    f"Against the published CrystalDiskMark figures of {self.preset}",
+                    pub,
+                    caption=f"published: {fig['method']} ({reference.source_title(fig['source'])[:60]}...);"
+                    f" this run: {format_size(self.test_size)}, best of {self.runs} x {self.duration_s:g} s",
+                )
+            )
+        return [*out, self.counters_table()]
+
+
+#: Published ``[cdm]`` keys -> the CDM 6 row, direction and figure they are (CrystalDiskMark 6's "Seq" is
+#: 128 KiB Q32T1; the brief's "rand" its 4KiB Q32T1 row).
+REFERENCE_ROWS = {
+    "seq_read_MBps": ("Seq Q32T1", "read", "MB/s"),
+    "seq_write_MBps": ("Seq Q32T1", "write", "MB/s"),
+    "rand_read_kIOPS": ("4KiB Q32T1", "read", "kIOPS"),
+    "rand_write_kIOPS": ("4KiB Q32T1", "write", "kIOPS"),
+}
+
+
+def reference_value(res: CdmResult, key: str) -> tuple[float, str]:
+    """The run's figure for the published ``[cdm]`` key ``key`` and its unit."""
+    test, direction, unit = REFERENCE_ROWS[key]
+    row = res.row(test, direction)
+    return (row.iops / 1e3 if unit == "kIOPS" else row.mbps), unit
 
 
 def _count(n: float) -> str:

@@ -1,0 +1,785 @@
+"""``ssdlab validate``: every published figure against the model, measured the way its source measured it.
+
+For each figure of the reference data (:mod:`ssdlab.reference`) this runs the method its source used on the
+matching preset and gives a :class:`Row`: drive, figure, source, kind, method, published, model, unit,
+error in %, and whether the figure is **in-sample** (some preset value was fitted to it) or a **hold-out**.
+
+- Numbers: ``error_pct = (model - published) / published x 100``.
+- Ranges (a fill-curve segment ``[lo, hi]``, the roundup's AS SSD 4K range): 0% inside, else the distance to
+  the nearer end in % of it.
+- Statements ("tops out at QD4 or higher"): a check, ``passed`` True/False, ``model`` says what was
+  measured; ``error_pct`` is None.
+- A figure with no method yet is a row with ``method = "no method yet (...)"`` and ``model = None``; a
+  figure that is a model input (hardware facts, NAND datasheet timings, spec-sheet text such as the NAND
+  type) is not a row but is listed by :func:`inputs`. Nothing is skipped silently.
+
+Methods live in a registry keyed by ``(table, key)`` of the reference files (``key = "*"``: any key of the
+table): adding one is one function decorated with :func:`method`. Each suite run is made once per preset
+and shared by the figures it answers (:class:`Context`).
+
+In-sample marking: a preset value fitted to a figure says so in its comment, ``# fitted ... (reference
+<file> [<table>] <key>[, <key>...])``, e.g. ``# fitted: ... (reference bg4-1tb [anandtech]
+seq_write_hmb_off_MBps)``; :func:`fitted_values` reads these from the preset's file and the files it inherits
+from (docs/model.md, "Fitted values"). A fill curve counts with the figures read off it (``fill_avg_MBps``,
+``slc_cache_GB``), and the older wording ``fitted [on DRIVE] to [its] published fill_curve`` still counts as
+``(reference DRIVE [fill] curve)``.
+
+Examples
+--------
+>>> from ssdlab import validate
+>>> rows = validate.rows(["bg4-1tb"], figures=["power"])
+>>> r = rows[0]
+>>> (r.drive, r.figure, r.method, r.model, r.error_pct)
+('bg4-1tb', 'power.read_mW_per_MBps', 'no method yet (power model)', None, None)
+>>> (row,) = validate.rows(["sn520-128gb"], figures=["fill.slc_cache_GB"], quick=True)  # machinery only
+>>> row.figure, row.unit, row.error_pct == (row.model - row.published) / row.published * 100
+('fill.slc_cache_GB', 'GB', True)
+>>> validate.error_pct(1000, 1080.0), validate.error_pct([200, 210], 205.0)
+(8.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ssdlab import reference
+from ssdlab.drive import Drive, Overrides
+from ssdlab.errors import config_error
+from ssdlab.presets import list_presets, preset_path, preset_source
+from ssdlab.suites._common import Progress
+from ssdlab.suites._reference import error_pct
+
+__all__ = [
+    "Context",
+    "Figure",
+    "Fitted",
+    "Measured",
+    "Row",
+    "error_pct",
+    "figures",
+    "fitted_values",
+    "inputs",
+    "markdown",
+    "method",
+    "model_hash",
+    "rows",
+    "update_readme",
+]
+
+#: Keys of a figure table that describe it rather than give a figure.
+META = frozenset({"source", "kind", "method", "note", "curve_columns", "columns"})
+#: Tables that are model inputs (read into presets), not figures to validate.
+INPUT_TABLES = frozenset({("hardware-facts", "facts"), ("starblaze", "nand_timing")})
+#: Spec-sheet and review keys that describe the hardware (inputs too).
+INPUT_KEYS = frozenset({"pcie", "nand", "dram", "controller", "sync_nand", "async_nand", "compression"})
+#: Figures read off another figure: fitting the first fits them too.
+DERIVED = {("fill", "curve"): ("fill_avg_MBps", "slc_cache_GB")}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One published figure against the model. ``fit``: True in-sample, False hold-out, None when nothing
+    was measured. ``passed``: for statements (checks) only."""
+
+    drive: str
+    figure: str
+    source: str
+    kind: str
+    method: str
+    published: Any
+    model: Any
+    unit: str
+    error_pct: float | None
+    fit: bool | None
+    note: str = ""
+    passed: bool | None = None
+    #: The reference file the figure is in (``bg4-1tb``, ``compact-m2-roundup``, ``starblaze``).
+    reference: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One published figure: where it is (``reference`` file, ``table``, ``key``, and ``part`` for a curve
+    segment or a table row), the drive it is of, and the value."""
+
+    reference: str
+    table: str
+    key: str
+    drive: str
+    published: Any
+    source: str
+    kind: str
+    part: str = ""
+    #: Other presets the method also runs (a comparison between drives).
+    with_presets: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.table}.{self.key}" + (f"[{self.part}]" if self.part else "")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a method gives for a figure: the model's figure (a number, or a text for a statement), its unit,
+    the method as the table prints it, and for statements whether the model shows it."""
+
+    model: Any
+    unit: str
+    method: str
+    passed: bool | None = None
+    note: str = ""
+    #: True when the method makes the figure in-sample whatever the presets say (a rate the test is set to).
+    in_sample: bool | None = None
+
+
+@dataclass
+class Context:
+    """What methods share for one preset: the preset, quick mode, and the suite runs made so far (each
+    suite runs once however many figures it answers)."""
+
+    preset: str
+    quick: bool = False
+    #: Overrides applied to every drive the methods build (``--set``; a calibration's trial values).
+    overrides: Overrides = None
+    _memo: dict[str, Any] = field(default_factory=dict)
+
+    def once(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()`` the first time ``key`` is asked for, the same object afterwards."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def drive(self, capacity_gb: float | None = None, preset: str | None = None) -> Drive:
+        """A fresh drive of ``preset`` (default: the context's) with the context's overrides."""
+        return Drive.from_preset(preset or self.preset, set=self.overrides, capacity_gb=capacity_gb)
+
+
+MethodFn = Callable[[Figure, Context], Measured]
+_METHODS: dict[tuple[str, str], MethodFn] = {}
+
+#: Figures waiting for a model: ``(table, key)`` -> what is missing.
+NO_METHOD: dict[tuple[str, str], str] = {
+    ("power", "*"): "power model",
+    ("spec", "active_power_W"): "power model",
+    ("spec", "idle_power_mW"): "power model",
+    ("spec", "endurance_TBW"): "endurance model",
+}
+
+
+def method(table: str, *keys: str) -> Callable[[MethodFn], MethodFn]:
+    """Register a method for the figures ``keys`` of ``table`` in any reference file (``"*"``: every key).
+
+    Examples
+    --------
+    >>> @method("example_table", "x_MBps")
+    ... def _example(fig: Figure, ctx: Context) -> Measured:
+    ...     return Measured(123.0, "MB/s", "what was run, and its source")
+    >>> _lookup("example_table", "x_MBps") is _example
+    True
+    >>> del _METHODS[("example_table", "x_MBps")]
+    """
+
+    def register(fn: MethodFn) -> MethodFn:
+        for k in keys or ("*",):
+            _METHODS[(table, k)] = fn
+        return fn
+
+    return register
+
+
+def _lookup(table: str, key: str) -> MethodFn | None:
+    return _METHODS.get((table, key)) or _METHODS.get((table, "*"))
+
+
+def _missing(table: str, key: str) -> str:
+    what = NO_METHOD.get((table, key)) or NO_METHOD.get((table, "*"))
+    return f"no method yet ({what})" if what else "no method yet"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The figures
+
+
+def _is_input(ref: str, table: str, key: str, value: Any) -> bool:
+    return (ref, table) in INPUT_TABLES or key in INPUT_KEYS
+
+
+def figures() -> list[Figure]:
+    """Every published figure of the reference data, one per comparable value (a curve gives one per
+    segment, the Starblaze table one per row and column), model inputs aside (:func:`inputs`).
+
+    Examples
+    --------
+    >>> names = [f.name for f in figures() if f.drive == "bg4-128gb"]
+    >>> "fill.curve[0.14-0.30]" in names and "as_ssd_4k_read_qd1.range_MBps" in names
+    True
+    """
+    out: list[Figure] = []
+    for ref in reference.names():
+        data = reference.load(ref)
+        for table, body in data.items():
+            if not isinstance(body, dict):
+                continue
+            src, kind = str(body.get("source", "")), str(body.get("kind", ""))
+            if ref == "compact-m2-roundup" and table == "as_ssd_4k_read_qd1":
+                for drive in [*body["above_40_MBps"], *body["near_35_MBps"]]:
+                    rng = _as_ssd.k4_read_range(drive)  # the range narrowed by the roundup's grouping
+                    out.append(Figure(ref, table, "range_MBps", drive, rng, src, kind))
+                continue
+            if ref == "starblaze" and table == "db_test":
+                for (case, rw), cols in reference.db_test().items():
+                    for col, v in cols.items():
+                        out.append(Figure(ref, table, col, "enterprise-tlc", v, src, kind, f"{case} {rw}"))
+                continue
+            drive = {"starblaze": "enterprise-tlc"}.get(ref, ref)
+            extra: tuple[str, ...] = ()
+            if ref == "v300":
+                drive, extra = "v300a-120gb", ("v300s-120gb",)
+            for key, value in body.items():
+                if key in META or _is_input(ref, table, key, value):
+                    continue
+                if key == "curve":
+                    for seg in value:
+                        lo, hi = float(seg[0]), float(seg[1])
+                        out.append(
+                            Figure(ref, table, key, drive, [seg[2], seg[3]], src, kind, f"{lo:.2f}-{hi:.2f}")
+                        )
+                    continue
+                out.append(Figure(ref, table, key, drive, value, src, kind, with_presets=extra))
+    return out
+
+
+def inputs() -> list[tuple[str, str, str]]:
+    """The reference values that are model inputs, not validated: ``(file, table, key)``.
+
+    Examples
+    --------
+    >>> ("bg4-128gb", "spec", "nand") in inputs()
+    True
+    """
+    out = []
+    for ref in reference.names():
+        for table, body in reference.load(ref).items():
+            if isinstance(body, dict):
+                out += [
+                    (ref, table, k) for k, v in body.items() if k not in META and _is_input(ref, table, k, v)
+                ]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Fitted values: the in-sample marking
+
+_FITTED = re.compile(r"(?<!not )\bfitted\b(?!\s+[\d.])", re.IGNORECASE)
+_REF = re.compile(r"reference\s+([\w.-]+)\s+\[(\w+)\]\s+(\w+(?:\s*,\s*\w+)*)")
+_LEGACY = re.compile(r"fitted(?:\s+on\s+([\w.-]+))?\s+to\s+(?:its\s+|the\s+)?published\s+fill_curve", re.I)
+_KEY = re.compile(r"^\s*([\w.-]+)\s*=\s*(.*?)\s+#\s?(.*)$")
+_TABLE = re.compile(r"^\s*\[+\s*([\w.-]+)\s*\]+")
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A preset value marked ``fitted``: the file it is in, its TOML path, and the figures it names
+    (``(reference file, table, key)``; empty when the comment names none)."""
+
+    file: str
+    path: str
+    figures: tuple[tuple[str, str, str], ...]
+    comment: str
+
+
+def _chain(preset: str) -> list[tuple[str, str]]:
+    """``(file name, text)`` of the preset and each file it inherits from, the preset first."""
+    folder = resources.files("ssdlab").joinpath("presets")
+    out = [(f"{preset}.toml", preset_source(preset))]
+    seen = {preset}
+    while True:
+        base = tomllib.loads(out[-1][1]).get("base")
+        if not isinstance(base, str) or base in seen:
+            return out
+        seen.add(base)
+        fam = folder.joinpath("families", f"{base}.toml")
+        if fam.is_file():
+            out.append((f"families/{base}.toml", fam.read_text(encoding="utf-8")))
+        else:
+            out.append((f"{base}.toml", preset_path(base).read_text(encoding="utf-8")))
+
+
+def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
+    """The ``fitted`` values of one TOML text (``owner``: the drive a bare "published fill_curve" means).
+
+    Examples
+    --------
+    >>> text = '[ftl]\\nx = 1   # fitted to it (reference bg4-1tb [cdm] seq_read_MBps, seq_write_MBps)\\n'
+    >>> parse_fitted(text, "a.toml", "a")[0].figures
+    (('bg4-1tb', 'cdm', 'seq_read_MBps'), ('bg4-1tb', 'cdm', 'seq_write_MBps'))
+    >>> parse_fitted('y = 2  # not fitted: a datasheet value\\n', "a.toml", "a")
+    []
+    """
+    lines = text.splitlines()
+    out = []
+    table = ""
+    for i, line in enumerate(lines):
+        t = _TABLE.match(line)
+        if t and "=" not in line.split("]")[0]:
+            table = t.group(1)
+            continue
+        m = _KEY.match(line)
+        if not m or m.group(1) in ("base", "description"):
+            continue
+        comment = m.group(3)
+        # A comment continued on the following comment-only, indented lines.
+        for nxt in lines[i + 1 :]:
+            if nxt.startswith((" ", "\t")) and nxt.strip().startswith("#"):
+                comment += " " + nxt.strip().lstrip("#").strip()
+            else:
+                break
+        if not _FITTED.search(comment):
+            continue
+        figs: list[tuple[str, str, str]] = []
+        for ref, tab, keys in _REF.findall(comment):
+            figs += [(ref, tab, k.strip()) for k in keys.split(",")]
+        for legacy in _LEGACY.finditer(comment):
+            figs.append((legacy.group(1) or owner, "fill", "curve"))
+        expanded = list(figs)
+        for ref, tab, key in figs:
+            expanded += [(ref, tab, k) for k in DERIVED.get((tab, key), ())]
+        path = f"{table}.{m.group(1)}" if table else m.group(1)
+        out.append(Fitted(file, path, tuple(dict.fromkeys(expanded)), comment.strip()))
+    return out
+
+
+def fitted_values(preset: str) -> list[Fitted]:
+    """Every value marked ``fitted`` in ``preset``'s file and the files it inherits from, with the figures
+    each names; a value the child file sets again is the child's.
+
+    Examples
+    --------
+    >>> fig = ("bg4-1tb", "anandtech", "seq_write_hmb_off_MBps")
+    >>> [f.path for f in fitted_values("bg4-1tb") if fig in f.figures]
+    ['controller.write_buffer_kib']
+    """
+    out: list[Fitted] = []
+    seen: set[str] = set()
+    for file, text in _chain(preset):
+        for f in parse_fitted(text, file, preset):
+            if f.path not in seen:
+                out.append(f)
+        seen |= _paths(text)
+    return out
+
+
+def _paths(text: str) -> set[str]:
+    def walk(d: dict[str, Any], prefix: str) -> Iterable[str]:
+        for k, v in d.items():
+            if isinstance(v, dict):
+                yield from walk(v, f"{prefix}{k}.")
+            else:
+                yield f"{prefix}{k}"
+
+    return set(walk(tomllib.loads(text), ""))
+
+
+def _in_sample(fig: Figure, fitted: Sequence[Fitted]) -> bool:
+    """Whether a fitted value names ``fig``: its key, or ``*`` for the whole table."""
+    return any(
+        (ref, tab) == (fig.reference, fig.table) and key in (fig.key, "*")
+        for f in fitted
+        for ref, tab, key in f.figures
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The methods
+
+from ssdlab.suites import anandtech as _anandtech  # noqa: E402  (the suites import nothing from here)
+from ssdlab.suites import as_ssd as _as_ssd  # noqa: E402
+from ssdlab.suites import cdm as _cdm  # noqa: E402
+from ssdlab.suites import dbmix as _dbmix  # noqa: E402
+from ssdlab.suites import fill as _fill  # noqa: E402
+
+GB = 10**9
+
+
+def _cdm_run(ctx: Context, key: str, **kw: Any) -> _cdm.CdmResult:
+    return ctx.once(key, lambda: _cdm.run_cdm(ctx.drive(), **kw))  # type: ignore[no-any-return]
+
+
+@method("cdm", "seq_read_MBps", "seq_write_MBps", "rand_read_kIOPS", "rand_write_kIOPS")
+def _cdm_brief(fig: Figure, ctx: Context) -> Measured:
+    quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
+    res = _cdm_run(ctx, "cdm6-32g", version="6", test_size="32g", **quick)
+    value, unit = _cdm.reference_value(res, fig.key)
+    how = "1 x 1 s (quick)" if ctx.quick else "best of 5"
+    return Measured(value, unit, f"CDM 6, 32 GiB, {how}; rand = 4KiB Q32T1")
+
+
+@method("spec", "seq_read_MBps", "seq_write_MBps", "rand_read_kIOPS", "rand_write_kIOPS")
+def _spec(fig: Figure, ctx: Context) -> Measured:
+    dur = {"duration": "0.3s", "warmup": "0.1s"} if ctx.quick else {"duration": "2s", "warmup": "1s"}
+    res = _cdm_run(ctx, "cdm6-spec", version="6", runs=1, interval="1s", **dur)
+    direction = "read" if "read" in fig.key else "write"
+    if fig.key.startswith("seq"):
+        return Measured(
+            res.row("Seq Q32T1", direction).mbps,
+            "MB/s",
+            "CDM-like Seq Q32T1, 1000 MiB (vendor method unpublished)",
+        )
+    iops = max(res.row("4KiB Q32T1", direction).iops, res.row("4KiB Q8T8", direction).iops)
+    return Measured(
+        iops / 1e3,
+        "kIOPS",
+        "CDM-like 4 KiB best of Q32T1/Q8T8, 1000 MiB (vendor method unpublished)",
+    )
+
+
+def _anandtech_run(ctx: Context) -> _anandtech.AnandTechResult:
+    return ctx.once(  # type: ignore[no-any-return]
+        "anandtech",
+        lambda: _anandtech.run_anandtech(ctx.drive(), max_gb=2.0 if ctx.quick else 32.0),
+    )
+
+
+@method("anandtech")
+def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
+    res = _anandtech_run(ctx)
+    amount = "2 GB (quick)" if ctx.quick else "1 min or 32 GB"
+    for b in _anandtech.published_figures(res):
+        if b.key == fig.name:
+            off = ", HMB off" if "hmb_off" in fig.key else ""
+            if "burst" in fig.key:
+                how = f"AnandTech burst 128 KiB seq QD1, 8 x 128 MB, 16 GB on drive{off}"
+            else:
+                how = f"AnandTech sustained 128 KiB seq, top of QD1-32 ({amount} each), 64 GB span{off}"
+            return Measured(b.model, b.unit, how)
+    for c in _anandtech.checks(res):
+        if c.key == fig.key:
+            how = f"AnandTech 128 KiB seq burst + QD1-32 ({amount} each), HMB on and off: check"
+            return Measured(c.measured, "", how, passed=c.passed)
+    return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
+
+
+@method("fill", "curve", "fill_avg_MBps", "slc_cache_GB")
+def _fill_fig(fig: Figure, ctx: Context) -> Measured:
+    cap = 32.0 if ctx.quick else None
+    res: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
+    how = "fill from erased, 128 KiB seq QD32, " + ("scaled to 32 GB (quick)" if cap else "full capacity")
+    if fig.key == "fill_avg_MBps":  # AIDA64 (the roundup's tool) averages its speed samples
+        mean = sum(res.mbps) / len(res.mbps)
+        return Measured(mean, "MB/s", how + "; mean of the per-GB speeds (AIDA64's average)")
+    if fig.key == "slc_cache_GB":
+        idx = res.cache_exhausted_at()
+        gb = res.points[-1 if idx is None else idx].slc_bytes_written / GB
+        return Measured(gb, "GB", how + "; SLC GB written when the cache first stopped absorbing")
+    lo, hi = (float(v) for v in fig.part.split("-"))
+    check = _fill.compare_fill_curve(res.points, [[lo, hi, *fig.published]])[0]
+    return Measured(check.mbps, "MB/s", how + "; the segment's bytes / time")
+
+
+def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
+    cap, acc = ("0.3s", "0.05s") if ctx.quick else ("10s", "2s")
+    return ctx.once(  # type: ignore[no-any-return]
+        "as-ssd",
+        lambda: _as_ssd.run_as_ssd(ctx.drive(), max_time=cap, access_time=acc, compression_steps=()),
+    )
+
+
+@method("as_ssd", "seq_read_MBps")
+def _as_ssd_seq(fig: Figure, ctx: Context) -> Measured:
+    res = _as_ssd_run(ctx)
+    return Measured(res.seq_read_mbps, "MB/s", "AS SSD Seq read, 1 GB, 16 MiB QD1")
+
+
+@method("as_ssd_4k_read_qd1", "range_MBps")
+def _as_ssd_4k(fig: Figure, ctx: Context) -> Measured:
+    res = _as_ssd_run(ctx)
+    rng = _as_ssd.k4_read_range(fig.drive)
+    note = f"the roundup's 33.9-48.4 MB/s, narrowed to {rng[0]:g}-{rng[1]:g} by its grouping" if rng else ""
+    return Measured(res.k4_read_mbps, "MB/s", "AS SSD 4K read, QD1 in a 1 GB file", note=note)
+
+
+#: The Starblaze table's columns and the dbmix row fields they compare with (suspension off/on).
+_DB = {
+    "IOPS": ("iops", False),
+    "KBps": ("iops", False),
+    "avg_lat_us_no_suspend": ("avg_us", False),
+    "max_lat_us_no_suspend": ("max_us", False),
+    "max_lat_us_suspend": ("max_us", True),
+}
+
+
+@method("db_test")
+def _db_test(fig: Figure, ctx: Context) -> Measured:
+    runtime = "0.5s" if ctx.quick else "60s"
+    cap = 60.0 if ctx.quick else 120.0
+    res: _dbmix.DbmixResult = ctx.once(
+        "dbmix", lambda: _dbmix.run_dbmix(ctx.drive(capacity_gb=cap), runtime=runtime)
+    )
+    case, rw = fig.part.split(" ")
+    field_, susp = _DB[fig.key]
+    value = getattr(res.row(case, susp), f"{rw}_{field_}")
+    unit = "us" if "lat" in fig.key else "IOPS"
+    if fig.key == "KBps":
+        value, unit = value * 4, "KiB/s"
+    # Scaled: the figure depends on the GC rate per die (the same dies, blocks and OP), not on capacity.
+    how = (
+        f"dbmix (fio, published rate), {runtime}, suspension {'on' if susp else 'off'}, scaled to {cap:g} GB"
+    )
+    if fig.key in ("IOPS", "KBps"):  # the rate fio runs at is the table's: in-sample by construction
+        return Measured(value, unit, how, note="the test runs at the published rate", in_sample=True)
+    return Measured(value, unit, how)
+
+
+@method("v300", "findings")
+def _v300(fig: Figure, ctx: Context) -> Measured:
+    from ssdlab.workload import Workload
+
+    cap = 8.0 if ctx.quick else 30.0
+    tests = {
+        "seq_write": Workload(rw="write", bs="128k", iodepth=32, size="4g", runtime="10s"),
+        "rand_write_qd32": Workload(rw="randwrite", bs="4k", iodepth=32, runtime="10s", time_based=True),
+        "rand_read_qd1": Workload(rw="randread", bs="4k", iodepth=1, runtime="2s", time_based=True),
+    }
+
+    def measure(preset: str) -> dict[str, float]:
+        d = ctx.drive(capacity_gb=cap, preset=preset)
+        d.run(Workload(rw="write", bs="128k", iodepth=32))
+        d.run(Workload(rw="randwrite", bs="4k", iodepth=32, runtime=f"{cap / 2 * 60}s", time_based=True))
+        return {name: d.clone().run(w).bandwidth_mbps for name, w in tests.items()}
+
+    a = ctx.once("v300a", lambda: measure("v300a-120gb"))
+    s = ctx.once("v300s", lambda: measure("v300s-120gb"))
+    ratio = {k: a[k] / s[k] if s[k] else float("nan") for k in tests}
+    passed = (
+        ratio["seq_write"] < 0.8 and ratio["rand_write_qd32"] < 0.8 and 0.9 <= ratio["rand_read_qd1"] <= 1.1
+    )
+    measured = (
+        f"V300A / V300S: seq write QD32 {ratio['seq_write']:.2f}, "
+        f"4K write QD32 {ratio['rand_write_qd32']:.2f}, 4K read QD1 {ratio['rand_read_qd1']:.2f} "
+        "(pass: < 0.8, < 0.8, 0.9-1.1)"
+    )
+    # Scaled: the preconditioning time scales with capacity, so the state it leaves does not depend on it.
+    how = f"GamersNexus precondition (4K QD32, GB x 0.5 min), A vs S, scaled to {cap:g} GB"
+    return Measured(measured, "", how, passed=passed)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rows
+
+
+def _select(fig: Figure, wanted: Sequence[str] | None) -> bool:
+    if not wanted:
+        return True
+    return any(
+        fig.name == w or fig.name.startswith(w + ".") or fig.table == w or fig.name.startswith(w + "[")
+        for w in wanted
+    )
+
+
+def rows(
+    presets: Sequence[str] | None = None,
+    figures: Sequence[str] | None = None,
+    quick: bool = False,
+    set: Overrides = None,
+    progress: Progress | None = None,
+) -> list[Row]:
+    """Every published figure of ``presets`` (default: all drives with figures) against the model.
+
+    ``figures`` narrows to tables (``"cdm"``), keys (``"cdm.seq_read_MBps"``) or curves (``"fill.curve"``).
+    ``quick`` runs every method shorter (and fills on scaled drives): for tests, not for the figures.
+    ``set`` overrides parameters of every drive measured (as ``--set`` does; e.g. a calibration's trial
+    values). A preset that is not built in is a :class:`ssdlab.ConfigError`; a published drive with no preset
+    yet gives rows that say so.
+
+    Examples
+    --------
+    >>> [(r.figure, r.fit) for r in rows(["bg4-1tb"], figures=["power.read_mW_per_MBps"])]
+    [('power.read_mW_per_MBps', None)]
+    """
+    known = {*list_presets()}
+    for p in presets or ():
+        if p not in known:
+            raise config_error("preset", f"unknown preset {p!r}; available: {', '.join(sorted(known))}", p)
+    wanted_presets = {*presets} if presets else None
+    figs = [
+        f
+        for f in _all_figures()
+        if (wanted_presets is None or f.drive in wanted_presets or {*f.with_presets} & wanted_presets)
+        and _select(f, figures)
+    ]
+    out: list[Row] = []
+    contexts: dict[str, Context] = {}
+    fitted: dict[str, list[Fitted]] = {}
+    for i, fig in enumerate(figs):
+        if progress is not None:
+            progress(i / max(1, len(figs)), f"{fig.drive} {fig.name}")
+        base = {
+            "drive": fig.drive,
+            "figure": fig.name,
+            "source": fig.source,
+            "kind": fig.kind,
+            "published": fig.published,
+            "reference": fig.reference,
+        }
+        if fig.drive not in known:
+            out.append(
+                Row(
+                    **base,
+                    method="no preset yet",
+                    model=None,
+                    unit="",
+                    error_pct=None,
+                    fit=None,
+                    note=f"no built-in preset {fig.drive!r}",
+                )
+            )
+            continue
+        fn = _lookup(fig.table, fig.key)
+        if fn is None:
+            out.append(
+                Row(
+                    **base, method=_missing(fig.table, fig.key), model=None, unit="", error_pct=None, fit=None
+                )
+            )
+            continue
+        ctx = contexts.setdefault(fig.drive, Context(fig.drive, quick, set))
+        m = fn(fig, ctx)
+        if fig.drive not in fitted:
+            fitted[fig.drive] = [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)]
+        numeric = isinstance(m.model, (int, float)) and not isinstance(m.model, bool)
+        out.append(
+            Row(
+                **base,
+                method=m.method,
+                model=m.model,
+                unit=m.unit,
+                error_pct=error_pct(fig.published, float(m.model)) if numeric else None,
+                fit=None if m.model is None else m.in_sample or _in_sample(fig, fitted[fig.drive]),
+                note=m.note,
+                passed=m.passed,
+            )
+        )
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+def _all_figures() -> list[Figure]:
+    """The figures grouped by drive (in name order), each drive's in reference-file order."""
+    return sorted(figures(), key=lambda f: f.drive)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Output: the terminal table lives in the CLI; markdown for the README here
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return _fmt(v[0]) if len(set(v)) == 1 else "-".join(_fmt(x) for x in v)
+    if isinstance(v, float | int):
+        return f"{v:,.3g}" if abs(v) < 10 else f"{v:,.0f}"
+    return str(v)
+
+
+def result_text(r: Row) -> str:
+    """The error column: ``+8.0%``, ``pass``/``FAIL`` for a check, ``-`` when nothing was measured."""
+    if r.passed is not None:
+        return "pass" if r.passed else "FAIL"
+    return "-" if r.error_pct is None else f"{r.error_pct:+.1f}%"
+
+
+def sample_text(r: Row) -> str:
+    return {True: "in-sample", False: "hold-out", None: "-"}[r.fit]
+
+
+def markdown(rs: Sequence[Row]) -> str:
+    """The rows as a markdown table (the README's fidelity table)."""
+    lines = [
+        "| drive | figure | source | published | model | error | sample | method |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rs:
+        model = r.model
+        pub = _fmt(r.published)
+        unit = f" {r.unit}" if r.unit and r.passed is None else ""
+        cells = [
+            r.drive,
+            f"`{r.figure}`",
+            r.source,
+            (pub + unit) if not isinstance(r.published, str) else f'"{pub}"',
+            _fmt(model) + (unit if isinstance(model, float | int) else ""),
+            result_text(r),
+            sample_text(r),
+            r.method,
+        ]
+        lines.append("| " + " | ".join(str(c).replace("|", "/").replace("\n", " ") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+START = "<!-- fidelity:start"
+END = "<!-- fidelity:end -->"
+
+
+def model_hash() -> str:
+    """A hash of everything the table depends on: the package's Python and TOML files (presets, reference
+    data, suites, this module) and the engine (its Rust sources when run from a checkout, else the compiled
+    module). The README's table carries the hash it was made from."""
+    pkg = Path(str(resources.files("ssdlab")))
+    files = sorted(p for p in pkg.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
+    crates = pkg.parent.parent / "crates"
+    if crates.is_dir():
+        files += sorted(p for p in crates.rglob("*.rs") if "target" not in p.parts)
+    else:
+        files += sorted(pkg.glob("_core*.so")) + sorted(pkg.glob("_core*.pyd"))
+    h = hashlib.sha256()
+    for p in files:
+        h.update(str(p.relative_to(pkg.parent.parent if crates.is_dir() else pkg)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def readme_block(rs: Sequence[Row], digest: str) -> str:
+    """The README's fidelity section between its markers: a line saying how it was made, then the table."""
+    n = [r for r in rs if r.error_pct is not None or r.passed is not None]
+    within = sum(1 for r in n if (r.passed if r.passed is not None else abs(r.error_pct or 0) <= 10))
+    head = (
+        f"{START} model {digest}; regenerate with `make fidelity` -->\n"
+        f"Made by `ssdlab validate --markdown` (all presets, full methods). {within} of {len(n)} measured "
+        "figures within 10% (or their check passing); `sample`: in-sample = some preset value was fitted to "
+        "the figure, hold-out = none was.\n\n"
+    )
+    return head + markdown(rs) + END
+
+
+def update_readme(path: str | Path, rs: Sequence[Row], digest: str | None = None) -> bool:
+    """Replace the fidelity section of the README at ``path`` (between its markers) with ``rs``; True when the
+    file changed. A README without the markers is an error naming them."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    a, b = text.find(START), text.find(END)
+    if a < 0 or b < a:
+        raise ValueError(f"{p}: no fidelity markers ({START} ... {END})")
+    new = text[:a] + readme_block(rs, digest or model_hash()) + text[b + len(END) :]
+    if new != text:
+        p.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def readme_digest(path: str | Path) -> str | None:
+    """The model hash the README's fidelity table was made from (None if it has no table)."""
+    m = re.search(re.escape(START) + r" model ([0-9a-f]+)", Path(path).read_text(encoding="utf-8"))
+    return m.group(1) if m else None

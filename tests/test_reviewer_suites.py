@@ -1,0 +1,89 @@
+"""The AS SSD and AnandTech suites, and the published figures the suites print beside the model's."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssdlab import Drive, suites
+from ssdlab.suites.anandtech import QDS, run_anandtech
+from ssdlab.suites.as_ssd import k4_read_range, run_as_ssd
+from ssdlab.suites.cdm import run_cdm
+
+
+@pytest.fixture(scope="module")
+def as_ssd() -> object:
+    drive = Drive.from_preset("bg4-128gb", capacity_gb=8)
+    return run_as_ssd(drive, max_time="30ms", access_time="5ms", compression_steps=(0, 50, 100))
+
+
+def test_as_ssd_scores_follow_the_published_formula(as_ssd) -> None:  # type: ignore[no-untyped-def]
+    r = as_ssd
+    assert r.score_read == round(0.1 * r.seq_read_mbps + r.k4_read_mbps + r.k4_64_read_mbps)
+    assert r.score_write == round(0.1 * r.seq_write_mbps + r.k4_write_mbps + r.k4_64_write_mbps)
+    total = (
+        0.15 * r.seq_write_mbps
+        + 0.1 * r.seq_read_mbps
+        + 2 * r.k4_read_mbps
+        + r.k4_write_mbps
+        + r.k4_64_write_mbps
+        + 1.5 * r.k4_64_read_mbps
+    )
+    assert r.score_total == round(total)
+
+
+def test_as_ssd_measures_every_test_and_the_compression_steps(as_ssd) -> None:  # type: ignore[no-untyped-def]
+    r = as_ssd
+    assert [c.percent for c in r.compression] == [0, 50, 100]
+    for v in (r.seq_read_mbps, r.seq_write_mbps, r.k4_read_mbps, r.k4_64_read_mbps, r.access_read_ms):
+        assert v > 0
+    # 64 threads keep more NAND reads in flight than one
+    assert r.k4_64_read_mbps > r.k4_read_mbps
+
+
+def test_as_ssd_prints_the_roundups_figures_beside_the_model(as_ssd) -> None:  # type: ignore[no-untyped-def]
+    d = as_ssd.to_dict()
+    keys = [p["key"] for p in d["published"]]
+    assert keys == ["as_ssd.seq_read_MBps", "as_ssd_4k_read_qd1"]
+    assert len(as_ssd.tables()) == 3
+
+
+def test_the_roundups_4k_range_is_narrowed_by_its_grouping() -> None:
+    assert k4_read_range("bg4-128gb") == [40.0, 48.4]
+    assert k4_read_range("sn520-128gb") == [33.9, 40.0]
+    assert k4_read_range("generic-tlc-dram") is None
+
+
+def test_anandtech_runs_hmb_off_only_for_hmb_drives() -> None:
+    hmb = run_anandtech(
+        Drive.from_preset("bg4-1tb", capacity_gb=64), tests=["sustained_seq_write"], max_gb=0.2
+    )
+    assert [(r.name, r.variant) for r in hmb.results] == [
+        ("sustained_seq_write", "HMB on"),
+        ("sustained_seq_write", "HMB off"),
+    ]
+    r = hmb.get("sustained_seq_write")
+    assert [p.qd for p in r.qd] == list(QDS)
+    assert r.mbps == pytest.approx(sum(p.mbps for p in r.qd[:3]) / 3)  # score = mean of QD1/2/4
+    no_hmb = run_anandtech(
+        Drive.from_preset("sn520-128gb", capacity_gb=64), tests=["burst_seq_read"], max_gb=0.2
+    )
+    assert [r.variant for r in no_hmb.results] == ["-"]
+
+
+def test_anandtech_and_as_ssd_are_registered_suites() -> None:
+    assert {"anandtech", "as-ssd"} <= set(suites.registry())
+
+
+def test_cdm6_prints_the_briefs_figures_for_bg4_1tb() -> None:
+    drive = Drive.from_preset("bg4-1tb", capacity_gb=16)
+    res = run_cdm(drive, version="6", test_size="64m", runs=1, duration="20ms", warmup="0", interval="0")
+    assert [b.key for b in res.published()] == [
+        "cdm.seq_read_MBps",
+        "cdm.seq_write_MBps",
+        "cdm.rand_read_kIOPS",
+        "cdm.rand_write_kIOPS",
+    ]
+    assert res.published()[0].model == res.row("Seq Q32T1", "read").mbps
+    assert len(res.tables()) == 3
+    res8 = run_cdm(drive, version="8", test_size="64m", runs=1, duration="20ms", warmup="0", interval="0")
+    assert res8.published() == [] and len(res8.tables()) == 2

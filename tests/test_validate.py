@@ -1,0 +1,264 @@
+"""``ssdlab validate``: the rows' shape and arithmetic, ranges, checks, the in-sample marking, the CLI and the
+README's fidelity table being current. These test the machinery (quick mode, small drives), not today's
+figures: other work moves the figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ssdlab import validate
+from ssdlab.cli import main
+from ssdlab.suites.anandtech import QDS, AnandTechResult, Outcome, QdPoint, checks
+from ssdlab.validate import Figure, Measured, Row, error_pct, parse_fitted
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+# ----------------------------------------------------------------------------------------------- arithmetic
+
+
+def test_error_pct_is_model_minus_published_over_published() -> None:
+    assert error_pct(1000, 1080.0) == pytest.approx(8.0)
+    assert error_pct(200, 150.0) == pytest.approx(-25.0)
+
+
+def test_a_range_is_zero_inside_and_the_distance_to_the_nearer_end_outside() -> None:
+    assert error_pct([200, 210], 200.0) == 0.0
+    assert error_pct([200, 210], 210.0) == 0.0
+    assert error_pct([200, 210], 231.0) == pytest.approx(10.0)  # 21 above 210
+    assert error_pct([200, 210], 150.0) == pytest.approx(-25.0)  # 50 below 200
+
+
+def test_a_statement_or_a_missing_model_figure_has_no_error() -> None:
+    assert error_pct("tops out at QD4", 3.0) is None
+    assert error_pct(100, None) is None
+
+
+# ---------------------------------------------------------------------------------------------- the rows
+
+
+@pytest.fixture(scope="module")
+def cdm_rows() -> list[Row]:
+    return validate.rows(["bg4-1tb"], figures=["cdm"], quick=True)
+
+
+def test_a_row_carries_drive_figure_source_method_published_model_and_error(cdm_rows: list[Row]) -> None:
+    assert [r.figure for r in cdm_rows] == [
+        "cdm.seq_read_MBps",
+        "cdm.seq_write_MBps",
+        "cdm.rand_read_kIOPS",
+        "cdm.rand_write_kIOPS",
+    ]
+    for r in cdm_rows:
+        assert (r.drive, r.source, r.kind, r.reference) == ("bg4-1tb", "kioxia_bg4_brief", "spec", "bg4-1tb")
+        assert "CDM 6, 32 GiB" in r.method
+        assert isinstance(r.model, float) and r.model > 0
+        assert r.error_pct == pytest.approx((r.model - r.published) / r.published * 100)
+        assert r.fit in (True, False) and r.passed is None
+    assert {r.unit for r in cdm_rows} == {"MB/s", "kIOPS"}
+
+
+def test_json_rows_have_error_pct(cdm_rows: list[Row]) -> None:
+    d = json.loads(json.dumps([r.to_dict() for r in cdm_rows]))
+    assert set(d[0]) >= {"drive", "figure", "source", "method", "published", "model", "error_pct", "fit"}
+
+
+def test_a_fill_curve_segment_is_a_range_row() -> None:
+    rows = validate.rows(["sn520-128gb"], figures=["fill.curve"], quick=True)
+    assert rows and all(r.figure.startswith("fill.curve[") for r in rows)
+    for r in rows:
+        lo, hi = r.published
+        if r.model is None:
+            continue
+        inside = lo <= r.model <= hi
+        assert (r.error_pct == 0.0) == inside
+        if not inside:
+            end = lo if r.model < lo else hi
+            assert r.error_pct == pytest.approx((r.model - end) / end * 100)
+
+
+def test_a_figure_without_a_method_is_listed_as_such() -> None:
+    rows = validate.rows(["bg4-1tb"], figures=["power"])
+    assert len(rows) == 3
+    for r in rows:
+        assert r.method == "no method yet (power model)"
+        assert (r.model, r.error_pct, r.fit) == (None, None, None)
+
+
+def test_adding_a_method_is_one_registered_function() -> None:
+    @validate.method("power", "read_mW_per_MBps")
+    def _fake(fig: Figure, ctx: validate.Context) -> Measured:
+        return Measured(0.39, "mW/(MB/s)", "a fake power method")
+
+    try:
+        (row,) = validate.rows(["bg4-1tb"], figures=["power.read_mW_per_MBps"])
+        assert (row.method, row.model, row.error_pct) == ("a fake power method", 0.39, pytest.approx(-50.0))
+    finally:
+        del validate._METHODS[("power", "read_mW_per_MBps")]
+
+
+def test_every_published_figure_gives_a_row_or_is_an_input() -> None:
+    figs = validate.figures()
+    inputs = validate.inputs()
+    assert ("hardware-facts", "facts", "bg4_hmb_MiB") in inputs
+    names = {(f.reference, f.table, f.key) for f in figs}
+    assert ("bg4-1tb", "anandtech", "seq_read_hmb_on") in names
+    assert ("compact-m2-roundup", "as_ssd_4k_read_qd1", "range_MBps") in names
+    assert ("v300", "v300", "findings") in names
+    assert not names & set(inputs)
+
+
+def test_an_unknown_preset_is_a_config_error() -> None:
+    with pytest.raises(Exception, match="unknown preset 'nope'"):
+        validate.rows(["nope"])
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def _sustained(name: str, variant: str, curve: list[float]) -> Outcome:
+    pts = [QdPoint(q, m, 1.0, 0) for q, m in zip(QDS, curve, strict=True)]
+    return Outcome(name, variant, sum(curve[:3]) / 3, pts)
+
+
+def _result(read_on: list[float], read_off: list[float], write_on: list[float]) -> AnandTechResult:
+    return AnandTechResult(
+        "bg4-1tb",
+        1,
+        32.0,
+        [
+            _sustained("sustained_seq_read", "HMB on", read_on),
+            _sustained("sustained_seq_read", "HMB off", read_off),
+            _sustained("sustained_seq_write", "HMB on", write_on),
+            Outcome("burst_seq_write", "HMB on", 1500.0),
+            Outcome("burst_seq_write", "HMB off", 1000.0),
+        ],
+        "",
+    )
+
+
+def test_the_anandtech_checks_pass_and_fail_on_hand_made_curves() -> None:
+    good = _result(
+        read_on=[1000, 1700, 2000, 2050, 2050, 2050],  # tops out at QD4, steady
+        read_off=[700, 1200, 1600, 1850, 1900, 1900],  # more gradual, 93% at QD32
+        write_on=[1500, 1800, 1800, 1790, 1800, 1800],  # full speed from QD2
+    )
+    assert {c.key: c.passed for c in checks(good)} == {
+        "seq_read_hmb_on": True,
+        "seq_read_hmb_off": True,
+        "seq_write_hmb_on": True,
+        "burst_seq_write_note": True,
+    }
+    bad = _result(
+        read_on=[2000, 2000, 2000, 2000, 2000, 2000],  # saturated at QD1
+        read_off=[2000, 2000, 2000, 2000, 2000, 2000],  # not more gradual, not slower
+        write_on=[1500, 1800, 1800, 900, 900, 900],  # falls off at QD8 (the cache ran out)
+    )
+    assert {c.key: c.passed for c in checks(bad)} == {
+        "seq_read_hmb_on": False,
+        "seq_read_hmb_off": False,
+        "seq_write_hmb_on": False,
+        "burst_seq_write_note": True,
+    }
+
+
+def test_a_check_fails_when_the_model_is_broken() -> None:
+    """A link so slow that QD1 already fills it: reads cannot "top out at QD4", whatever the NAND does."""
+    (row,) = validate.rows(
+        ["bg4-1tb"], figures=["anandtech.seq_read_hmb_on"], quick=True, set={"link.gen": 1, "link.lanes": 1}
+    )
+    assert row.passed is False and row.error_pct is None
+    assert "QD1" in row.model and row.published == "tops out at QD4 or higher, steady"
+
+
+# -------------------------------------------------------------------------------------- in-sample marking
+
+
+def test_fitted_comments_name_their_figures() -> None:
+    text = (
+        'base = "bg4"   # families/bg4.toml: its values were fitted on bg4-128gb\n'
+        "[ftl.slc_cache]\n"
+        "a = 1   # fitted to x (reference bg4-1tb [cdm] seq_read_MBps, seq_write_MBps)\n"
+        "b = 2   # not fitted: a datasheet value\n"
+        "c = 3   # fitted on bg4-128gb to its published fill_curve\n"
+        "d = 4   # fitted: first cut\n"
+        "e = 5   # fitted to the maximum, continued\n"
+        "        # on the next line (reference starblaze [db_test] max_lat_us_suspend)\n"
+    )
+    got = {f.path: f.figures for f in parse_fitted(text, "x.toml", "me")}
+    assert got == {
+        "ftl.slc_cache.a": (("bg4-1tb", "cdm", "seq_read_MBps"), ("bg4-1tb", "cdm", "seq_write_MBps")),
+        "ftl.slc_cache.c": (
+            ("bg4-128gb", "fill", "curve"),
+            ("bg4-128gb", "fill", "fill_avg_MBps"),
+            ("bg4-128gb", "fill", "slc_cache_GB"),
+        ),
+        "ftl.slc_cache.d": (),
+        "ftl.slc_cache.e": (("starblaze", "db_test", "max_lat_us_suspend"),),
+    }
+
+
+def test_a_figure_a_preset_value_was_fitted_to_is_in_sample() -> None:
+    rows = validate.rows(["bg4-1tb"], figures=["anandtech.seq_write_hmb_off_MBps"], quick=True)
+    assert [r.fit for r in rows] == [True]  # families/bg.toml write_buffer_kib names it
+    rows = validate.rows(["bg4-1tb"], figures=["cdm.seq_read_MBps"], quick=True)
+    assert [r.fit for r in rows] == [False]
+
+
+# ------------------------------------------------------------------------------------------------- CLI
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", "bg4-1tb", "--figure", "power", "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 3 and all(r["error_pct"] is None and r["drive"] == "bg4-1tb" for r in rows)
+
+
+def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", "bg4-1tb", "--figure", "power"])
+    out = capsys.readouterr().out
+    assert "power.read_mW_per_MBps" in out and "no method yet" in out
+
+
+def test_cli_unknown_preset_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["validate", "nope"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: preset: unknown preset 'nope'") and "bg4-1tb" in err
+
+
+# ------------------------------------------------------------------------------------------------ README
+
+
+def test_update_readme_replaces_only_the_marked_section(tmp_path: Path) -> None:
+    path = tmp_path / "README.md"
+    path.write_text(
+        f"intro\n{validate.START} model 0 -->\nSTALE-TABLE\n{validate.END}\noutro\n", encoding="utf-8"
+    )
+    rows = validate.rows(["bg4-1tb"], figures=["power"])
+    assert validate.update_readme(path, rows, digest="abc123")
+    text = path.read_text(encoding="utf-8")
+    assert (
+        text.startswith("intro\n") and text.endswith(f"{validate.END}\noutro\n") and "STALE-TABLE" not in text
+    )
+    assert validate.readme_digest(path) == "abc123" and "`power.read_mW_per_MBps`" in text
+    assert not validate.update_readme(path, rows, digest="abc123")
+
+
+@pytest.mark.slow
+def test_the_readme_fidelity_table_is_current() -> None:
+    """Cheap when nothing the table depends on changed (the README carries the model hash it was made from);
+    otherwise the whole validation runs again and its table must equal the README's (`make fidelity`)."""
+    digest = validate.readme_digest(README)
+    assert digest is not None, "README.md has no fidelity table: run `make fidelity`"
+    if digest == validate.model_hash():
+        return
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index(validate.START) : text.index(validate.END)].split("\n\n", 1)[1]
+    assert table == validate.markdown(validate.rows()), (
+        "README.md's fidelity table is stale: run `make fidelity`"
+    )
