@@ -110,7 +110,9 @@ impl MapCache {
         let n_pages = u64::from(user_lpns).div_ceil(lpns_per_page).max(1) as u32;
         let cache_bytes = match c.location {
             MapLocation::Dram => 0,
-            MapLocation::Hmb => (c.hmb_size_mib.saturating_mul(1 << 20) as f64 * c.hmb_map_pct / 100.0) as u64,
+            MapLocation::Hmb => {
+                (c.hmb_size_mib.saturating_mul(1 << 20) as f64 * c.hmb_map_pct / 100.0) as u64
+            }
             MapLocation::Sram => c.sram_size_kib.saturating_mul(1 << 10),
         };
         let capacity = (cache_bytes / page_bytes).clamp(1, u64::from(n_pages)) as u32;
