@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ssdlab
-from ssdlab.result import counter_delta
+from ssdlab.counters import delta as counter_delta
 from ssdlab.suites.cdm import run_cdm
 from ssdlab.suites.fill import run_fill
 
@@ -80,6 +80,15 @@ def configurations() -> tuple[list[Config], list[str]]:
     ):
         if loc != location:
             candidates.append(Config(label, {"controller.map_cache.location": loc}))
+    # The DRAM-less write path: map persistence (journal + checkpoints) off, and map pages paired into
+    # multi-plane programs instead of one page per program.
+    if _get(base, "controller.map_cache.journal"):
+        candidates.append(Config("map journal off", {"controller.map_cache.journal": False}))
+    planes = _get(base, "nand.planes_per_die")
+    if _get(base, "controller.map_cache.map_program_planes") != planes:
+        candidates.append(
+            Config("map programs multi-plane", {"controller.map_cache.map_program_planes": planes})
+        )
     # Suspension: the opposite of the preset's setting (on, if the preset has no such section).
     suspend = not bool(_get(base, "nand.suspension.enabled"))
     candidates.append(

@@ -15,9 +15,16 @@ fn randread(span: u64, io_size: u64, qd: u32, seed: u64) -> Workload {
     Workload { rw: Rw::RandRead, bs: 4096, iodepth: qd, size: span, io_size, seed, ..Workload::default() }
 }
 
-/// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides.
+/// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides. The cache alone: 4 KiB map pages
+/// (1024 entries, 4 MiB of span), no journal, write-backs in 2-plane units, as the numbers below assume.
 fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
-    let mut o = vec![("ftl.user_capacity_gb", gb), ("ftl.slc_cache.enabled", "false")];
+    let mut o = vec![
+        ("ftl.user_capacity_gb", gb),
+        ("ftl.slc_cache.enabled", "false"),
+        ("controller.map_cache.map_page_kib", "4"),
+        ("controller.map_cache.journal", "false"),
+        ("controller.map_cache.map_program_planes", "2"),
+    ];
     o.extend_from_slice(map);
     drive("bg4-1tb", &o)
 }
@@ -309,4 +316,109 @@ fn hmb_bit_errors_follow_the_drives_root_seed() {
     assert!(a > 0.0);
     assert_eq!(a, again, "same drive seed, same errors");
     assert_ne!(a, b, "another drive seed draws other errors (same workload seed)");
+}
+
+fn randwrite(span: u64, io_size: u64, seed: u64) -> Workload {
+    Workload { rw: Rw::RandWrite, bs: 4096, iodepth: 32, size: span, io_size, seed, ..Workload::default() }
+}
+
+/// `small` with the journal on: a checkpoint every `j` mapped LPNs, one-page map programs.
+fn journaled(j: &str) -> Drive {
+    small(
+        "16",
+        &[
+            ("controller.map_cache.journal", "true"),
+            ("controller.map_cache.checkpoint_entries", j),
+            ("controller.map_cache.map_program_planes", "1"),
+        ],
+    )
+}
+
+#[test]
+fn a_checkpoint_writes_the_distinct_map_pages_its_interval_dirtied() {
+    // A uniform random span of P map pages, a checkpoint every J writes: the J writes touch
+    // P (1 - exp(-J/P)) distinct map pages, each written once: that many map pages per J host writes.
+    // 4 KiB map pages (4 MiB of span each), J = 512: P = 16 costs 16/512 per write (the span fits the
+    // interval: next to nothing), P = 1024 costs 2 (1 - e^-0.5) = 0.787.
+    let j = 512.0;
+    for (span, p) in [(64 * MIB, 16.0), (4 * GIB, 1024.0)] {
+        let mut d = journaled("512");
+        let r = run(&mut d, randwrite(span, 128 * MIB, 3));
+        let want = p * (1.0 - f64::exp(-j / p)) / j;
+        let got = r.counters[C::map_pages_written] / r.counters[C::host_pages_written];
+        eprintln!("span {} MiB: {got:.4} map pages per host write, oracle {want:.4}", span >> 20);
+        assert!((got / want - 1.0).abs() < 0.03, "span {span}: {got} map pages per write, oracle {want}");
+        let checkpoints = r.counters[C::host_pages_written] / j;
+        assert!((r.counters[C::map_checkpoints] - checkpoints).abs() <= 1.0);
+        let waf = 1.0 + got + r.counters[C::map_journal_pages_written] / r.counters[C::host_pages_written];
+        assert!((r.counters[C::waf] / waf - 1.0).abs() < 1e-9, "map programs count in WAF");
+    }
+}
+
+#[test]
+fn the_journal_is_programmed_page_by_page_and_a_checkpoint_never_comes_before_its_interval() {
+    // 32768 writes x 8 B entries = 256 KiB of journal = 16 NAND pages of 16 KiB (64 x 4 KiB); no
+    // checkpoint within 1 << 40 entries, and the HMB holds every map page: nothing else is written
+    let mut d = journaled(&(1u64 << 40).to_string());
+    let r = run(&mut d, randwrite(GIB, 128 * MIB, 4));
+    assert_eq!(r.counters[C::host_pages_written], 32768.0);
+    assert_eq!(r.counters[C::map_journal_pages_written], 64.0);
+    assert_eq!((r.counters[C::map_checkpoints], r.counters[C::map_pages_written]), (0.0, 0.0));
+}
+
+#[test]
+fn a_dirty_page_bound_checkpoints_when_that_many_map_pages_are_dirty() {
+    // Sequential 128 KiB writes dirty a new 4 MiB map page every 32 commands. With a bound of 8 the
+    // first checkpoint comes as page 8 is first written; that page takes 31 more commands, so it is
+    // dirty again at once and each later checkpoint comes after 7 new pages: over 256 map pages,
+    // 1 + (256 - 8) / 7 = 36 checkpoints of 8 map pages each (long before 1 << 40 entries).
+    let mut d = small(
+        "16",
+        &[
+            ("controller.map_cache.journal", "true"),
+            ("controller.map_cache.checkpoint_entries", &(1u64 << 40).to_string()),
+            ("controller.map_cache.checkpoint_dirty_pages", "8"),
+        ],
+    );
+    let w = Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 1, size: GIB, ..Workload::default() };
+    let r = run(&mut d, w);
+    assert_eq!(r.counters[C::map_checkpoints], 36.0);
+    assert_eq!(r.counters[C::map_pages_written], 36.0 * 8.0);
+}
+
+#[test]
+fn random_writes_slow_down_once_the_span_outgrows_the_checkpoint_interval() {
+    // 16 KiB map pages (16 MiB of span), J = 512: 64 MiB is 4 map pages (4/512 map programs per write),
+    // 4 GiB is 256 (256 (1 - e^-2) / 512 = 0.43 single-page SLC programs of 320 us per write, ~140 us of
+    // die time beside the ~74 us a 4 KiB share of a TLC program takes): about half the IOPS or less
+    let iops = |span: u64| {
+        let mut d = small(
+            "16",
+            &[
+                ("controller.map_cache.journal", "true"),
+                ("controller.map_cache.checkpoint_entries", "512"),
+                ("controller.map_cache.map_program_planes", "1"),
+                ("controller.map_cache.map_page_kib", "16"),
+            ],
+        );
+        run(&mut d, randwrite(span, 64 * MIB, 5)).iops()
+    };
+    let (fits, outgrows) = (iops(64 * MIB), iops(4 * GIB));
+    eprintln!("QD32 4K random write: {fits:.0} IOPS over 64 MiB, {outgrows:.0} over 4 GiB");
+    assert!(outgrows < 0.55 * fits, "{fits} vs {outgrows}");
+}
+
+#[test]
+fn only_hmb_map_pct_of_the_hmb_caches_map_pages() {
+    // 4 MiB of HMB, a quarter of it for map pages: 1 MiB = 256 map pages = 1 GiB of span; a uniform
+    // random read over 2 GiB hits half the time
+    let mut d = small(
+        "16",
+        &[("controller.map_cache.hmb_size_mib", "4"), ("controller.map_cache.hmb_map_pct", "25")],
+    );
+    fill(&mut d, 2 * GIB);
+    run(&mut d, randread(2 * GIB, 64 * MIB, 32, 1));
+    let r = run(&mut d, randread(2 * GIB, 600 * MIB, 32, 2));
+    let got = r.counters[C::map_hit_rate];
+    assert!((got / 0.5 - 1.0).abs() < 0.03, "hit rate {got}, oracle 0.5");
 }

@@ -90,10 +90,16 @@ pub enum MapLocation {
 
 /// Where the logical-to-physical map is cached and what a lookup costs.
 ///
-/// The map is split into map pages of `map_page_kib` (4-byte entries, one per 4 KiB LPN: a 4 KiB map page
-/// covers 4 MiB of LBA span). With `hmb` or `sram` an LRU cache holds `hmb_size_mib` / `sram_size_kib` of
-/// map pages; a miss reads the map page from NAND (SLC mode) and dirty map pages evicted from the cache are
-/// written back to NAND in program units (counted in WAF). Keys that do not apply to `location` are ignored.
+/// The map is split into map pages of `map_page_kib` (`entry_bytes` per 4 KiB LPN: with 4-byte entries a
+/// 16 KiB map page covers 16 MiB of LBA span). With `hmb` or `sram` an LRU cache holds `hmb_map_pct` of
+/// `hmb_size_mib` / `sram_size_kib` of map pages; a miss reads the map page from NAND (SLC mode) and dirty
+/// map pages evicted from the cache are written back to NAND in program units (counted in WAF).
+///
+/// With `journal` on, the map is kept persistent as a DRAM-less controller must (host memory is volatile
+/// and may be withdrawn): each LPN a host write maps adds a `journal_entry_bytes` delta entry to the map
+/// journal, programmed to NAND (SLC) one page at a time as it fills; once `checkpoint_entries` entries have
+/// been logged since the last checkpoint (or `checkpoint_dirty_pages` map pages are dirty), every dirty map
+/// page is written to NAND and the journal starts over. Keys that do not apply to `location` are ignored.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MapCacheConfig {
@@ -116,6 +122,21 @@ pub struct MapCacheConfig {
     pub hmb_ecc_double_bit_rate: f64,
     /// Extra latency of an access whose single-bit error the ECC corrects.
     pub hmb_ecc_correct_ns: u64,
+    /// Bytes of one logical-to-physical entry (one per 4 KiB LPN; 4 bytes address 16 TiB).
+    pub entry_bytes: u32,
+    /// Share of the HMB that holds map pages, percent (the rest serves the controller's other uses).
+    pub hmb_map_pct: f64,
+    /// Journal map updates and checkpoint dirty map pages to NAND (see above).
+    pub journal: bool,
+    /// Bytes of one journal entry (an L2P delta: LPN and new physical address).
+    pub journal_entry_bytes: u32,
+    /// Journal entries (mapped LPNs) between two checkpoints.
+    pub checkpoint_entries: u64,
+    /// Also checkpoint once this many map pages are dirty (0 = no such bound).
+    pub checkpoint_dirty_pages: u32,
+    /// Planes one map-page or journal program covers: 1 = each NAND page its own program (DFTL writes
+    /// translation pages one at a time), `nand.planes_per_die` (or more) = paired into multi-plane programs.
+    pub map_program_planes: u32,
 }
 
 /// The controller's firmware, write buffer and mapping cache.

@@ -189,6 +189,23 @@ impl DriveConfig {
             m.hmb_ecc_single_bit_rate + m.hmb_ecc_double_bit_rate,
         );
         c.range_u("controller.map_cache.hmb_ecc_correct_ns", m.hmb_ecc_correct_ns, 0, 1_000_000);
+        c.check(
+            [2, 4, 8].contains(&m.entry_bytes) && m.entry_bytes <= m.map_page_kib * 1024,
+            "controller.map_cache.entry_bytes",
+            "must be 2, 4 or 8 bytes",
+            m.entry_bytes,
+        );
+        c.check(
+            m.hmb_map_pct > 0.0 && m.hmb_map_pct <= 100.0,
+            "controller.map_cache.hmb_map_pct",
+            "must be more than 0 and at most 100 percent",
+            m.hmb_map_pct,
+        );
+        c.range_u("controller.map_cache.journal_entry_bytes", m.journal_entry_bytes.into(), 4, 64);
+        c.range_u("controller.map_cache.checkpoint_entries", m.checkpoint_entries, 1, 1 << 40);
+        c.range_u("controller.map_cache.checkpoint_dirty_pages", m.checkpoint_dirty_pages.into(), 0, 1 << 30);
+        // more than the die has means all of them (so `--set nand.planes_per_die=1` stays valid)
+        c.range_u("controller.map_cache.map_program_planes", m.map_program_planes.into(), 1, 8);
 
         let n = &self.nand;
         c.range_u("nand.channels", n.channels.into(), 1, 64);

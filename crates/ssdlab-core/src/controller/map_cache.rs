@@ -17,7 +17,16 @@
 //! On a miss the next `prefetch_pages` map pages are loaded too (each one NAND read on its own die, in
 //! parallel; the command waits only for its own). Host writes dirty the map pages they touch; a dirty
 //! map page evicted from the cache is written back to NAND (for `hmb` it first comes down the link):
-//! write-backs are batched into SLC program units, counted in `map_pages_written` (4 KiB units) and WAF.
+//! write-backs are batched into SLC programs of `map_program_planes` pages (1: each map page its own
+//! program, as DFTL writes translation pages), counted in `map_pages_written` (4 KiB units) and WAF.
+//!
+//! Persistence (`journal = true`), as a DRAM-less controller must keep its map: host memory is volatile
+//! and the host may take the HMB back, so every LPN a write maps logs a `journal_entry_bytes` delta entry;
+//! the journal is programmed (SLC, on the next die in turn) as it fills a map program unit. After
+//! `checkpoint_entries` entries (or once `checkpoint_dirty_pages` map pages are dirty) a checkpoint writes
+//! every dirty map page to NAND and the journal starts over: recovery replays at most one interval. So a
+//! uniform random span of P map pages checkpointed every J writes costs `P (1 - exp(-J/P)) / J` map pages
+//! per write (the distinct pages J writes touch): ~P/J, next to nothing, when P << J, and ~1 when P >> J.
 //!
 //! Data structures are flat arrays: a slot index per map page and an intrusive doubly-linked LRU list
 //! over the slots, so a lookup is a few array accesses.
@@ -31,7 +40,6 @@ use crate::nand::{CellMode, Geometry, Nand};
 use rand::RngExt;
 
 const NONE: u32 = u32::MAX;
-const ENTRY_BYTES: u64 = 4;
 /// The RNG stream of HMB ECC error injection ("MAPECC"): fixed, so a run stays a pure function of its
 /// config, workload and seed.
 const ECC_STREAM: u64 = 0x4d41_5045_4343;
@@ -52,17 +60,35 @@ pub struct MapCache {
     ecc_correct_ns: Ns,
     rng: Rng,
     dies: u32,
-    /// Bytes of one SLC-mode program unit: dirty map pages are written back in these.
+    /// Bytes of one map program (`map_program_planes` NAND pages in SLC mode): dirty map pages and
+    /// the journal are written in these.
     unit_bytes: u64,
+    /// Bytes of one L2P entry.
+    entry_bytes: u64,
+    /// Map persistence: journal entry bytes, entries per checkpoint, dirty-page bound (0 = none),
+    /// bytes of one journal program (as a map program).
+    journal: bool,
+    journal_entry_bytes: u64,
+    checkpoint_entries: u64,
+    checkpoint_dirty: u32,
+    journal_page_bytes: u64,
+    /// Entries logged since the last checkpoint, and journal bytes not yet programmed.
+    entries_since: u64,
+    journal_pending: u64,
+    /// Map pages dirtied since the last checkpoint (an entry may be stale: evicted and written back
+    /// since), and how many map pages are dirty now.
+    dirty_list: Vec<u32>,
+    dirty_count: u32,
     /// Per map page: its cache slot, or NONE.
     slot_of: Vec<u32>,
     /// Per map page: a copy is on flash (written back at least once).
     on_flash: Vec<bool>,
-    /// Per slot: the map page in it, LRU links, dirtiness, when its content is in the cache.
+    /// Per map page: newer than its copy on flash (tracked when cached or journaling).
+    dirty: Vec<bool>,
+    /// Per slot: the map page in it, LRU links, when its content is in the cache.
     page: Vec<u32>,
     prev: Vec<u32>,
     next: Vec<u32>,
-    dirty: Vec<bool>,
     ready: Vec<Ns>,
     /// Most and least recently used slots.
     head: u32,
@@ -78,16 +104,21 @@ impl MapCache {
     pub fn new(cfg: &DriveConfig, user_lpns: u32, geo: &Geometry) -> Self {
         let c = &cfg.controller.map_cache;
         let page_bytes = u64::from(c.map_page_kib) * 1024;
-        let lpns_per_page = (page_bytes / ENTRY_BYTES).max(1);
+        let entry_bytes = u64::from(c.entry_bytes).max(1);
+        // entries per map page, rounded down to a power of two so a map page is an LPN shift
+        let lpns_per_page = 1u64 << (page_bytes / entry_bytes).max(1).ilog2();
         let n_pages = u64::from(user_lpns).div_ceil(lpns_per_page).max(1) as u32;
         let cache_bytes = match c.location {
             MapLocation::Dram => 0,
-            MapLocation::Hmb => c.hmb_size_mib.saturating_mul(1 << 20),
+            MapLocation::Hmb => {
+                (c.hmb_size_mib.saturating_mul(1 << 20) as f64 * c.hmb_map_pct / 100.0) as u64
+            }
             MapLocation::Sram => c.sram_size_kib.saturating_mul(1 << 10),
         };
         let capacity = (cache_bytes / page_bytes).clamp(1, u64::from(n_pages)) as u32;
         let cached = c.location != MapLocation::Dram;
         let per_page = if cached { n_pages as usize } else { 0 };
+        let tracked = if cached || c.journal { n_pages as usize } else { 0 };
         MapCache {
             location: c.location,
             lookup_ns: c.lookup_ns,
@@ -102,13 +133,23 @@ impl MapCache {
             ecc_correct_ns: c.hmb_ecc_correct_ns,
             rng: stream(cfg.seed, ECC_STREAM),
             dies: geo.dies.max(1),
-            unit_bytes: u64::from(geo.slots_per_program(CellMode::Slc)) * SLOT_BYTES,
+            unit_bytes: u64::from(c.map_program_planes.clamp(1, geo.planes)) * geo.page_bytes,
+            entry_bytes,
+            journal: c.journal,
+            journal_entry_bytes: u64::from(c.journal_entry_bytes),
+            checkpoint_entries: c.checkpoint_entries.max(1),
+            checkpoint_dirty: c.checkpoint_dirty_pages,
+            journal_page_bytes: u64::from(c.map_program_planes.clamp(1, geo.planes)) * geo.page_bytes,
+            entries_since: 0,
+            journal_pending: 0,
+            dirty_list: Vec::new(),
+            dirty_count: 0,
             slot_of: vec![NONE; per_page],
             on_flash: vec![false; per_page],
+            dirty: vec![false; tracked],
             page: Vec::new(),
             prev: Vec::new(),
             next: Vec::new(),
-            dirty: Vec::new(),
             ready: Vec::new(),
             head: NONE,
             tail: NONE,
@@ -139,6 +180,12 @@ impl MapCache {
             let pages = u64::from(last - first + 1);
             c.map_lookups += pages;
             c.map_hits += pages;
+            if write && self.journal {
+                for mp in first..=last {
+                    self.mark_dirty(mp);
+                }
+                self.log(t, n, nand, link, c);
+            }
             return t + self.lookup_ns;
         }
         let mut done = t;
@@ -152,11 +199,10 @@ impl MapCache {
             }
             let lo = lpn.max(mp << self.shift);
             let hi = (lpn + (n - 1)).min(((mp + 1) << self.shift) - 1);
-            let entry_bytes = u64::from(hi - lo + 1) * ENTRY_BYTES;
+            let entry_bytes = u64::from(hi - lo + 1) * self.entry_bytes;
             let ready = self.access(t, mp, entry_bytes, nand, link, c);
             if write {
-                let s = self.slot_of[mp as usize];
-                self.dirty[s as usize] = true;
+                self.mark_dirty(mp);
                 if self.location == MapLocation::Hmb {
                     // the updated entries go back up into the HMB (a posted write)
                     link.transfer(Direction::Up, ready, entry_bytes);
@@ -165,7 +211,60 @@ impl MapCache {
             }
             done = done.max(ready);
         }
+        if write && self.journal {
+            self.log(t, n, nand, link, c);
+        }
         done
+    }
+
+    #[inline]
+    fn mark_dirty(&mut self, mp: u32) {
+        let d = &mut self.dirty[mp as usize];
+        if !*d {
+            *d = true;
+            self.dirty_count += 1;
+            if self.journal {
+                self.dirty_list.push(mp);
+            }
+        }
+    }
+
+    /// `n` map updates at `t` go into the journal: full journal pages are programmed, and a checkpoint
+    /// follows once the interval is reached. The command does not wait for either (no power-loss
+    /// protection on these drives: a write is acknowledged from the volatile buffer), but they occupy
+    /// dies that later host programs and reads queue behind.
+    fn log(&mut self, t: Ns, n: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+        self.entries_since += u64::from(n);
+        self.journal_pending += u64::from(n) * self.journal_entry_bytes;
+        while self.journal_pending >= self.journal_page_bytes {
+            let die = self.next_die;
+            self.next_die = (self.next_die + 1) % self.dies;
+            nand.program(die, t, 0, CellMode::Slc, self.journal_page_bytes);
+            c.map_journal_pages_written += self.journal_page_bytes / SLOT_BYTES;
+            self.journal_pending -= self.journal_page_bytes;
+        }
+        let dirty_bound = self.checkpoint_dirty > 0 && self.dirty_count >= self.checkpoint_dirty;
+        if self.entries_since >= self.checkpoint_entries || dirty_bound {
+            self.checkpoint(t, nand, link, c);
+        }
+    }
+
+    /// Write every dirty map page to NAND from `t`; the journal starts over (what it held not yet
+    /// programmed is covered by the checkpoint).
+    fn checkpoint(&mut self, t: Ns, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+        c.map_checkpoints += 1;
+        let mut list = std::mem::take(&mut self.dirty_list);
+        for &mp in &list {
+            if self.dirty[mp as usize] {
+                let s = self.slot_of.get(mp as usize).copied().unwrap_or(NONE);
+                let at = if s == NONE { t } else { t.max(self.ready[s as usize]) };
+                self.write_back(at, mp as usize, nand, link, c);
+            }
+        }
+        list.clear();
+        self.dirty_list = list;
+        self.entries_since = 0;
+        self.journal_pending = 0;
     }
 
     /// One map page's entries: hit or load. Leaves the map page cached, most recently used.
@@ -248,7 +347,6 @@ impl MapCache {
         let i = s as usize;
         self.slot_of[mp as usize] = s;
         self.page[i] = mp;
-        self.dirty[i] = false;
         self.ready[i] = ready;
         self.push_front(s);
         ready
@@ -260,7 +358,6 @@ impl MapCache {
             self.page.push(NONE);
             self.prev.push(NONE);
             self.next.push(NONE);
-            self.dirty.push(false);
             self.ready.push(0);
             return self.page.len() as u32 - 1;
         }
@@ -269,21 +366,26 @@ impl MapCache {
         let i = s as usize;
         let old = self.page[i] as usize;
         self.slot_of[old] = NONE;
-        if self.dirty[i] {
+        if self.dirty[old] {
             self.write_back(t.max(self.ready[i]), old, nand, link, c);
         }
         s
     }
 
-    /// A dirty map page leaves the cache: it joins the batch for the next map program unit.
+    /// A dirty map page goes to flash (evicted, or checkpointed): it joins the batch for the next map
+    /// program unit and is clean from then on.
     fn write_back(&mut self, t: Ns, mp: usize, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+        self.dirty[mp] = false;
+        self.dirty_count -= 1;
         let at_controller = if self.location == MapLocation::Hmb {
             c.hmb_bytes += self.page_bytes;
             link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
         } else {
             t
         };
-        self.on_flash[mp] = true;
+        if let Some(f) = self.on_flash.get_mut(mp) {
+            *f = true;
+        }
         self.pending_ready = self.pending_ready.max(at_controller);
         self.pending_bytes += self.page_bytes;
         while self.pending_bytes >= self.unit_bytes {

@@ -36,6 +36,10 @@ pub struct ControllerCounters {
     pub map_pages_read: u64,
     /// Dirty map data written back to NAND, in 4 KiB pages.
     pub map_pages_written: u64,
+    /// Map journal programmed to NAND, in 4 KiB pages.
+    pub map_journal_pages_written: u64,
+    /// Map checkpoints (every dirty map page written to NAND).
+    pub map_checkpoints: u64,
     /// Bytes moved over the link to and from the host memory buffer.
     pub hmb_bytes: u64,
     /// HMB accesses with a single-bit error corrected by ECC.

@@ -264,6 +264,10 @@ registry! {
         |s| s.ctl.counters.map_pages_read as f64;
     map_pages_written: Pages, Total, "Dirty map data written back to NAND, in 4 KiB pages.",
         |s| s.ctl.counters.map_pages_written as f64;
+    map_journal_pages_written: Pages, Total, "Map journal (L2P delta entries) programmed to NAND, in 4 KiB pages.",
+        |s| s.ctl.counters.map_journal_pages_written as f64;
+    map_checkpoints: Events, Total, "Map checkpoints: every dirty map page written to NAND, the journal started over.",
+        |s| s.ctl.counters.map_checkpoints as f64;
     hmb_bytes: Bytes, Total, "Bytes moved over the link to and from the host memory buffer.",
         |s| s.ctl.counters.hmb_bytes as f64;
     hmb_ecc_corrected: Events, Total, "HMB accesses with a single-bit error that ECC corrected.",
@@ -285,11 +289,12 @@ registry! {
     // WAF counts flash bytes as the FTL places them (host data, compressed if the drive compresses,
     // + GC moves + folding), so data still in the write buffer at the end of a run counts too;
     // nand_bytes_programmed has what reached the flash. Dirty map pages written back to NAND
-    // (DRAM-less map caches) count too.
+    // (DRAM-less map caches) and map journal pages count too.
     waf: Ratio, Derived,
-        "Write amplification: flash bytes placed plus map pages written back, per host byte written.",
+        "Write amplification: flash bytes placed plus map pages and map journal written, per host byte written.",
         |c| {
-            let flash = c[C::flash_bytes_written] + c[C::map_pages_written] * SLOT_BYTES as f64;
+            let map = c[C::map_pages_written] + c[C::map_journal_pages_written];
+            let flash = c[C::flash_bytes_written] + map * SLOT_BYTES as f64;
             ratio(flash, c[C::host_write_bytes])
         };
     map_hit_rate: Ratio, Derived, "Share of map-page lookups the map cache served.",
