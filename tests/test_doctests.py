@@ -21,6 +21,7 @@ MODULES = [
     "ssdlab.suites.cdm",
     "ssdlab.report",
     "ssdlab.cli",
+    "ssdlab.calibrate",
     "ssdlab.fio",
     "ssdlab.fio.options",
     "ssdlab.fio.jobfile",
