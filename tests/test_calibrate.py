@@ -304,3 +304,46 @@ def test_bad_input_exits_2_naming_it(tmp_path: Path, args: list[str], table: str
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("error: ") and named in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_scheduler_address_runs_the_trials_on_that_cluster(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    plan = synthetic_plan(tmp_path)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        out = cal.run(plan, budget=4, scheduler=cluster.scheduler_address, study=tmp_path / "s.sqlite")
+        # the fit closed its client, not the cluster: the cluster's workers are still there
+        assert len(cluster.workers) == 2
+    assert out.trials == 4
+
+
+def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
+    out = ssdlab_cli(
+        "calibrate", "bg4-128gb", "--scheduler", "tcp://127.0.0.1:9", "--study", str(tmp_path / "s.sqlite")
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("error: --scheduler: cannot reach the dask scheduler"), out.stderr
+
+
+def test_a_child_inherits_the_calibration_and_show_round_trips_it(tmp_path: Path) -> None:
+    child = tmp_path / "mine.toml"
+    child.write_text(
+        'base = "bg4-128gb"\nname = "mine"\n[calibration]\nfigures = ["bg4-128gb.fill.curve"]\n'
+        '[calibration.free]\n"nand.slc_tPROG_us" = [150.0, 250.0]\n',
+        encoding="utf-8",
+    )
+    plan = cal.load_plan(str(child))
+    assert plan.figures == ["bg4-128gb.fill.curve"], "figures: the child's list replaces the base's"
+    assert plan.holdout == ["bg4-128gb.fill.fill_avg_MBps"], "holdout: inherited"
+    ranges = {p.path: (p.low, p.high) for p in plan.free}
+    assert ranges["nand.slc_tPROG_us"] == (150.0, 250.0), "a child narrows a range"
+    assert ranges["ftl.slc_cache.dynamic_fraction"] == (0.2, 0.8), "and inherits the others"
+    shown = ssdlab_cli("show", "bg4-128gb")
+    assert shown.returncode == 0, shown.stderr
+    assert '[calibration.free]\n"ftl.slc_cache.dynamic_fraction" = [0.2, 0.8]' in shown.stdout
+    printed = tmp_path / "shown.toml"
+    printed.write_text(shown.stdout, encoding="utf-8")
+    assert Drive.from_toml(printed).config_toml() == shown.stdout

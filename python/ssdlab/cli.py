@@ -413,7 +413,7 @@ def _calibration_tables(out: cal.Outcome) -> list[Table]:
         t.add_column(col, justify="left" if col in ("figure", "fit") else "right")
 
     def num(v: float | None) -> str:
-        return "-" if v is None else f"{v:,.3g}" if abs(v) < 10 else f"{v:,.0f}"
+        return "-" if v is None else f"{v:.4g}"
 
     for name in plan.figures + plan.holdout:
         b, a = out.before_errors[name], out.after_errors[name]
