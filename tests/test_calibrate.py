@@ -139,7 +139,7 @@ def test_a_synthetic_calibration_finds_the_tPROG_that_made_the_curve(tmp_path: P
     assert out.before == {"nand.slc_tPROG_us": 180.0}
     assert out.after["nand.slc_tPROG_us"] == pytest.approx(TARGET_TPROG, rel=0.03)
     assert out.error_after < 3.0 < out.error_before
-    assert out.trials == 24 and [d for d, _ in seen] == list(range(1, 25))
+    assert out.trials == 24 and [d for d, _ in seen] == list(range(25))
     assert all(b2 <= b1 for (_, b1), (_, b2) in itertools.pairwise(seen)), "the best never worsens"
 
 
@@ -186,8 +186,15 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
     study = tmp_path / "s.sqlite"
     args = ["calibrate", str(path), "--budget", "200", "--workers", "2", "--study", str(study), "--json"]
     env = {**os.environ, "COLUMNS": "200"}
+    # As from a terminal: SIGINT handled by default even when the test runner was started in the background
+    # (a non-interactive shell starts background jobs with SIGINT ignored, and children inherit that).
     proc = subprocess.Popen(
-        [str(SSDLAB), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        [str(SSDLAB), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     storage = f"sqlite:///{study}"
     deadline = time.monotonic() + 120
@@ -203,7 +210,7 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert err.strip() == "interrupted", "no traceback, no worker noise"
     s = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
     before = len(s.get_trials(states=(optuna.trial.TrialState.COMPLETE,)))
     assert 3 <= before < 200

@@ -534,7 +534,8 @@ def _timed_evaluate(
     return {k: v.to_dict() for k, v in errors.items()}, time.perf_counter() - t0
 
 
-#: ``progress(done, budget, best error %)`` after each completed trial; raising from it stops the run.
+#: ``progress(done, budget, best error %)`` at the start and after each completed trial; raising from it
+#: stops the run.
 Progress = Callable[[int, int, float], None]
 
 
@@ -600,6 +601,8 @@ def run(
         slots = max(1, sum(client.nthreads().values())) if scheduler is not None else workers
         pending: dict[Any, optuna.Trial] = {}
         failures = 0
+        if progress is not None:  # a resumed study starts where it was
+            progress(completed(), budget, best())
         try:
             while completed() < budget or pending:
                 while len(pending) < slots and completed() + len(pending) < budget:
