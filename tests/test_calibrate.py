@@ -24,6 +24,7 @@ from typing import Any
 import optuna
 import pytest
 
+import ssdlab
 from ssdlab import Drive, reference
 from ssdlab import calibrate as cal
 from ssdlab.counters import Counters
@@ -354,3 +355,18 @@ def test_a_child_inherits_the_calibration_and_show_round_trips_it(tmp_path: Path
     printed = tmp_path / "shown.toml"
     printed.write_text(shown.stdout, encoding="utf-8")
     assert Drive.from_toml(printed).config_toml() == shown.stdout
+
+
+def test_a_study_of_another_calibration_or_not_sqlite_is_refused(tmp_path: Path) -> None:
+    plan = synthetic_plan(tmp_path)
+    study = tmp_path / "s.sqlite"
+    cal.run(plan, budget=1, workers=1, study=study, processes=False)
+    wider = dataclasses.replace(plan, free=[dataclasses.replace(plan.free[0], high=500.0)])
+    with pytest.raises(ssdlab.ConfigError) as e:
+        cal.run(wider, budget=2, workers=1, study=study, processes=False)
+    assert e.value.errors()[0].path == "--study"
+    assert "holds a calibration of other parameters" in str(e.value)
+    garbage = tmp_path / "not.sqlite"
+    garbage.write_text("not a database\n", encoding="utf-8")
+    out = ssdlab_cli("calibrate", "bg4-128gb", "--study", str(garbage))
+    assert out.returncode == 2 and out.stderr.startswith("error: --study: cannot open the study"), out.stderr

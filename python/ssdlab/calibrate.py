@@ -415,27 +415,35 @@ def _study_signature(plan: Plan) -> str:
 
 def _open_study(plan: Plan, path: Path, seed: int) -> Any:
     import optuna
+    import sqlalchemy.exc
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    path.parent.mkdir(parents=True, exist_ok=True)
     storage = f"sqlite:///{path}"
-    # A resumed study's sampler draws on from where its trials are, not again from the first draw.
     try:
-        seed += len(optuna.load_study(study_name="ssdlab-calibrate", storage=storage).trials)
-    except KeyError:
-        pass
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(
-            seed=seed, multivariate=True, constant_liar=True, n_startup_trials=min(10, 2 + 2 * len(plan.free))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A resumed study's sampler draws on from where its trials are, not again from the first draw.
+        try:
+            seed += len(optuna.load_study(study_name="ssdlab-calibrate", storage=storage).trials)
+        except KeyError:
+            pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            sampler = optuna.samplers.TPESampler(
+                seed=seed,
+                multivariate=True,
+                constant_liar=True,
+                n_startup_trials=min(10, 2 + 2 * len(plan.free)),
+            )
+        study = optuna.create_study(
+            study_name="ssdlab-calibrate",
+            storage=storage,
+            direction="minimize",
+            sampler=sampler,
+            load_if_exists=True,
         )
-    study = optuna.create_study(
-        study_name="ssdlab-calibrate",
-        storage=storage,
-        direction="minimize",
-        sampler=sampler,
-        load_if_exists=True,
-    )
+    except (OSError, sqlalchemy.exc.SQLAlchemyError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else getattr(e, "orig", e)
+        raise config_error("--study", f"cannot open the study as SQLite: {reason}", str(path)) from None
     signature = _study_signature(plan)
     old = study.user_attrs.get("signature")
     if old is None:
