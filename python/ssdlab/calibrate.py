@@ -77,6 +77,7 @@ __all__ = [
     "evaluate",
     "fill_curve_errors",
     "load_plan",
+    "measurable",
     "objective",
     "run",
     "set_toml_value",
@@ -234,9 +235,7 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         value = _lookup(tables or {}, f"{table_name}.{key}") if tables is not None else None
         if value is None:
             raise config_error(where, "is not a published figure DRIVE.TABLE.KEY of the reference data", name)
-        if table_name != "fill" or key not in FILL_KEYS:
-            # The single place `ssdlab validate` plugs in: its rows measure every other figure by its
-            # source's method; until it takes a drive config, calibrate measures the fill figures only.
+        if not measurable(name):
             raise config_error(
                 where,
                 f"calibrate measures fill figures ({', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)}) only",
@@ -346,8 +345,8 @@ def evaluate(
     any worker.
 
     The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure.
-    Figures of other methods plug in here, from ``ssdlab validate``'s rows, when it can measure a given
-    config (see :func:`load_plan`).
+    Figures of other methods plug in at the one marked place below, from ``ssdlab validate``'s rows, when
+    it can measure a given config (and :func:`measurable` then admits them).
 
     Examples
     --------
@@ -360,12 +359,32 @@ def evaluate(
     True
     """
     drive = Drive.from_toml_str(drive_toml, set=dict(values))
-    fill = run_fill(drive) if any(".fill." in name for name in published) else None
+    fill_figures = {name: value for name, value in published.items() if _is_fill(name)}
     out = {}
-    for name, value in published.items():
-        if fill is not None and ".fill." in name:
-            out[name] = _fill_error(fill, name, value)
+    if fill_figures:
+        fill = run_fill(drive)
+        out = {name: _fill_error(fill, name, value) for name, value in fill_figures.items()}
+    # Every other figure plugs in here: `ssdlab validate` measures it by its source's method, as
+    #   out |= {r.figure: FigureError(r.figure, r.published, r.model, r.unit, abs(r.error_pct))
+    #           for r in validate.rows(<this drive>, figures=[...])}
+    # once its rows can be had for a given config; `measurable` then says yes to them.
     return out
+
+
+def _is_fill(name: str) -> bool:
+    _, table, key = [*name.split(".", 2), "", ""][:3]
+    return table == "fill" and key in FILL_KEYS
+
+
+def measurable(name: str) -> bool:
+    """Whether :func:`evaluate` can measure figure ``name`` (``DRIVE.TABLE.KEY``): today the fill figures.
+
+    Examples
+    --------
+    >>> measurable("bg4-128gb.fill.curve"), measurable("bg4-1tb.cdm.seq_read_MBps")
+    (True, False)
+    """
+    return _is_fill(name)
 
 
 def objective(errors: Mapping[str, FigureError], figures: Sequence[str]) -> float:
