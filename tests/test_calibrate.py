@@ -278,7 +278,9 @@ def test_write_changes_the_file_of_the_chain_that_sets_each_value(tmp_path: Path
     )
     assert sorted(cal.write_fitted(outcome)) == sorted([child, family])
     fam = family.read_text(encoding="utf-8")
-    assert "slc_tPROG_us = 201.25   # family value" in fam, "the family sets it: changed there, comment kept"
+    assert "slc_tPROG_us = 201.25  # family value" in fam, "the family sets it: changed there, comment kept"
+    # and in its column
+    assert fam.index("# family") - fam.index("slc_tPROG_us") == len("slc_tPROG_us = 180.0   ")
     assert "(was 180.0)" in fam
     assert tomllib.loads(child.read_text(encoding="utf-8"))["ftl"]["slc_cache"]["dynamic_fraction"] == 0.5
     # a second fit replaces the provenance line instead of stacking another

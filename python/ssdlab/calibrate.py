@@ -730,7 +730,11 @@ def set_toml_value(text: str, path: str, value: str, note: str) -> str:
     for i in range(first, end):
         m = key_re.match(lines[i])
         if m:
-            lines[i] = f"{m.group(1)}{value}{m.group(3) or ''}\n"
+            comment = m.group(3) or ""
+            if comment:  # keep the comment's column where the value leaves room
+                pad = len(m.group(2)) + len(comment) - len(comment.lstrip()) - len(value)
+                comment = " " * max(1, pad) + comment.lstrip()
+            lines[i] = f"{m.group(1)}{value}{comment}\n"
             if i > first and lines[i - 1].lstrip().startswith(PROVENANCE):
                 lines[i - 1] = f"{note}\n"
             else:

@@ -374,9 +374,12 @@ def calibrate(
         return
     for table in _calibration_tables(out):
         stdout.print(table)
+    per_trial = f", {out.trial_s:.1f} s per trial on a worker" if out.new_trials else ""
     stdout.print(
-        f"{out.trials} trials in the study ({out.new_trials} now, {out.wall_s:.0f} s, "
-        f"{out.trial_s:.1f} s per trial on a worker); study {out.study_path}"
+        f"{out.trials} trials in the study ({out.new_trials} now, {out.wall_s:.0f} s{per_trial}); "
+        f"study {out.study_path}",
+        markup=False,
+        soft_wrap=True,
     )
     for path in out.written:
         stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
