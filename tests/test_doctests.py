@@ -25,6 +25,7 @@ MODULES = [
     "ssdlab.validate",
     "ssdlab.report",
     "ssdlab.cli",
+    "ssdlab.calibrate",
     "ssdlab.fio",
     "ssdlab.fio.options",
     "ssdlab.fio.jobfile",

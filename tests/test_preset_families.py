@@ -24,8 +24,12 @@ GEOMETRY = {"ftl.user_capacity_gb", "nand.dies_per_channel", "nand.blocks_per_pl
 
 
 def flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The drive's parameters by dotted path; ``[calibration]`` is left out: it says what ``ssdlab
+    calibrate`` fits to a member's own published figures, not what the drive is."""
     out: dict[str, Any] = {}
     for k, v in d.items():
+        if not prefix and k == "calibration":
+            continue
         if isinstance(v, dict):
             out.update(flat(v, f"{prefix}{k}."))
         else:

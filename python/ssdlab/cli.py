@@ -36,6 +36,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
+from ssdlab import calibrate as cal
 from ssdlab._core import version
 from ssdlab.drive import Drive
 from ssdlab.errors import (
@@ -454,6 +455,141 @@ def replay(
     _print_result(res)
     if res.skipped_lines:
         stderr.print(f"skipped {res.skipped_lines:,} bad lines of {res.lines_read:,}")
+
+
+@app.command()
+def calibrate(
+    preset: Annotated[str, typer.Argument(help="Built-in preset name, or a drive TOML file.")],
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Completed trials the study should hold (resumed studies count theirs). [default: 120]"
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Dask workers of the local cluster (processes). [default: 2]")
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="A dask scheduler to run the trials on instead, e.g. tcp://HOST:8786.")
+    ] = None,
+    study: Annotated[
+        Path | None,
+        typer.Option(
+            help="SQLite file of the study; the same command resumes it. "
+            "[default: results/calibrate-NAME.sqlite]"
+        ),
+    ] = None,
+    write: Annotated[
+        bool,
+        typer.Option("--write", help="Write the fitted values, with provenance, into the preset's files."),
+    ] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Fit the preset's free parameters ([calibration] in its TOML) to its published figures with optuna
+    (TPE), the trials on dask.distributed, the study in SQLite; print the errors before and after."""
+    if workers is not None and scheduler is not None:
+        raise config_error("--workers", "give --workers (a local cluster) or --scheduler, not both", workers)
+    plan = cal.load_plan(preset)
+    n = cal.DEFAULT_BUDGET if budget is None else budget
+    with _progress(not json_, f"calibrate {plan.name}") as progress:
+        report = None
+        if progress is not None:
+            bar = progress
+
+            def report(done: int, total: int, best: float) -> None:
+                bar(done / total, f"trial {done}/{total}, best {best:.2f}%")
+
+        out = cal.run(
+            plan,
+            budget=n,
+            workers=2 if workers is None else workers,
+            scheduler=scheduler,
+            study=study,
+            write=write,
+            progress=report,
+        )
+    if json_:
+        print(json.dumps(_calibration_doc(out), indent=2))
+        return
+    for table in _calibration_tables(out):
+        stdout.print(table)
+    per_trial = f", {out.trial_s:.1f} s per trial on a worker" if out.new_trials else ""
+    stdout.print(
+        f"{out.trials} trials in the study ({out.new_trials} now, {out.wall_s:.0f} s{per_trial}); "
+        f"study {out.study_path}",
+        markup=False,
+        soft_wrap=True,
+    )
+    for path in out.written:
+        stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
+    if not write:
+        stdout.print("--write puts the fitted values into the preset", markup=False)
+
+
+def _calibration_doc(out: cal.Outcome) -> dict[str, object]:
+    return {
+        "preset": out.plan.preset,
+        "figures": out.plan.figures,
+        "holdout": out.plan.holdout,
+        "before": out.before,
+        "after": out.after,
+        "error_before_pct": out.error_before,
+        "error_after_pct": out.error_after,
+        "errors_before": {k: v.to_dict() for k, v in out.before_errors.items()},
+        "errors_after": {k: v.to_dict() for k, v in out.after_errors.items()},
+        "trials": out.trials,
+        "new_trials": out.new_trials,
+        "trial_s": out.trial_s,
+        "study": str(out.study_path),
+        "written": [str(p) for p in out.written],
+    }
+
+
+def _calibration_tables(out: cal.Outcome) -> list[Table]:
+    plan = out.plan
+    t = Table(
+        title=f"Calibration of {plan.name}: error {out.error_before:.1f}% -> {out.error_after:.1f}% "
+        f"(RMS of the in-sample figures) - ssdlab {version()}"
+    )
+    for col in ("figure", "fit", "published", "model before", "model after", "error before", "error after"):
+        t.add_column(col, justify="left" if col in ("figure", "fit") else "right")
+
+    def num(v: float | None) -> str:
+        return "-" if v is None else f"{v:.4g}"
+
+    for name in plan.figures + plan.holdout:
+        b, a = out.before_errors[name], out.after_errors[name]
+        kind = "in-sample" if name in plan.figures else "hold-out"
+        t.add_row(
+            name,
+            kind,
+            num(b.published),
+            num(b.model),
+            num(a.model),
+            f"{b.error_pct:.1f}%",
+            f"{a.error_pct:.1f}%",
+        )
+        for pb, pa in zip(b.parts, a.parts, strict=True):
+            t.add_row(
+                f"  {pb.figure.removeprefix(name)}",
+                "",
+                num(pb.published),
+                num(pb.model),
+                num(pa.model),
+                f"{pb.error_pct:.1f}%",
+                f"{pa.error_pct:.1f}%",
+            )
+    v = Table(title="Free parameters")
+    for col in ("parameter", "range", "before", "after"):
+        v.add_column(col, justify="left" if col == "parameter" else "right")
+    for p in plan.free:
+        v.add_row(
+            p.path,
+            f"{p.format(p.low)}..{p.format(p.high)}",
+            p.format(out.before[p.path]),
+            p.format(out.after[p.path]),
+        )
+    return [t, v]
 
 
 def prefill_workload(w: Workload) -> Workload:

@@ -129,3 +129,42 @@ fn host_and_ftl_keys_without_a_natural_bound_are_range_checked() {
         assert!(DriveConfig::from_toml_str(&text, &[(path.into(), good.into())]).is_ok(), "{path}={good}");
     }
 }
+
+#[test]
+fn a_calibration_table_is_carried_round_trips_and_is_checked() {
+    let text = preset_text("bg4-128gb");
+    let cfg = DriveConfig::from_toml_str(&text, &[]).unwrap();
+    let cal = cfg.calibration.as_ref().expect("bg4-128gb marks its fitted values");
+    assert_eq!(cal.free["nand.slc_tPROG_us"], [100.0, 400.0]);
+    assert!(cal.figures.contains(&"bg4-128gb.fill.curve".to_string()));
+    assert_eq!(DriveConfig::from_toml_str(&cfg.to_toml_string(), &[]).unwrap(), cfg);
+    // a drive without the table has none, and prints none
+    let plain = DriveConfig::from_toml_str(&preset_text("bg4-1tb"), &[]).unwrap();
+    assert!(plain.calibration.is_none() && !plain.to_toml_string().contains("calibration"));
+
+    // bad tables, on a preset without one
+    let plain_text = preset_text("bg4-1tb");
+    let bad = |free: &str| {
+        let t = format!(
+            "{plain_text}\n[calibration]\nfigures = [\"x.fill.curve\"]\n[calibration.free]\n{free}\n"
+        );
+        DriveConfig::from_toml_str(&t, &[]).unwrap_err()
+    };
+    for (free, value) in [
+        ("\"nand.slc_tPROG\" = [1.0, 2.0]", "nand.slc_tPROG"),
+        ("\"nand\" = [1.0, 2.0]", "nand"),
+        ("\"nand.bus_mode\" = [1.0, 2.0]", "nand.bus_mode"),
+        ("\"calibration.figures\" = [1.0, 2.0]", "calibration.figures"),
+        ("\"nand.slc_tPROG_us\" = [400.0, 100.0]", "[400, 100]"),
+        ("\"nand.slc_tPROG_us\" = [100.0, 100.0]", "[100, 100]"),
+        ("\"nand.slc_tPROG_us\" = [100.0, inf]", "[100, inf]"),
+    ] {
+        let e = bad(free);
+        assert_eq!(e.problems.len(), 1, "{free}: {e}");
+        assert!(e.problems[0].path.starts_with("calibration.free."), "{free}: {e}");
+        assert_eq!(e.problems[0].value, value, "{free}: {e}");
+    }
+    // an integer parameter is a number too
+    let ok = format!("{plain_text}\n[calibration]\nfigures = [\"x.a.b\"]\n[calibration.free]\n\"controller.cores\" = [1, 4]\n");
+    assert!(DriveConfig::from_toml_str(&ok, &[]).is_ok());
+}

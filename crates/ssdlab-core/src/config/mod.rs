@@ -7,6 +7,8 @@
 pub mod preset;
 mod validate;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use validate::{ConfigError, Problem};
@@ -32,6 +34,36 @@ pub struct DriveConfig {
     pub ftl: FtlConfig,
     /// `[nand]`: geometry and timings.
     pub nand: NandConfig,
+    /// `[calibration]`: what `ssdlab calibrate` may fit, and to which figures. Optional (a drive without
+    /// published figures has none); carried and validated, never read by the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationConfig>,
+}
+
+/// `[calibration]`: the preset's free parameters and the published figures they are fitted to.
+///
+/// Metadata for `ssdlab calibrate`, not a drive parameter: the engine never reads it. A child preset
+/// inherits its base's table; `free` merges key by key (a child may narrow a range or add a parameter),
+/// `figures` and `holdout` are replaced as a whole.
+///
+/// ```toml
+/// [calibration]
+/// figures = ["bg4-128gb.fill.curve"]          # fitted to (in-sample)
+/// holdout = ["bg4-128gb.fill.fill_avg_MBps"]  # reported after a fit, never fitted to
+/// [calibration.free]
+/// "nand.slc_tPROG_us" = [100.0, 400.0]        # TOML path of a number = [min, max]
+/// ```
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationConfig {
+    /// Published figures the free parameters are fitted to, `DRIVE.TABLE.KEY` of the reference data
+    /// (e.g. `bg4-128gb.fill.curve`).
+    pub figures: Vec<String>,
+    /// Published figures held out: reported before and after a fit, never fitted to.
+    #[serde(default)]
+    pub holdout: Vec<String>,
+    /// Free parameters: the TOML path of a number in this config -> `[min, max]` of the search.
+    pub free: BTreeMap<String, [f64; 2]>,
 }
 
 /// The host side of the NVMe (or AHCI) interface.

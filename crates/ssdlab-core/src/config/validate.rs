@@ -339,10 +339,59 @@ impl DriveConfig {
             ),
             ctl.write_buffer_kib,
         );
+        self.check_calibration(&mut c);
         if c.0.is_empty() {
             Ok(())
         } else {
             Err(ConfigError { problems: c.0 })
+        }
+    }
+
+    /// `[calibration]`: each free key names a number of this config (not of `[calibration]` itself) with a
+    /// finite range, min < max; there are figures to fit to, and no figure is both fitted and held out.
+    fn check_calibration(&self, c: &mut Checker) {
+        let Some(cal) = &self.calibration else { return };
+        let mut drive = self.clone();
+        drive.calibration = None;
+        let Ok(toml::Value::Table(doc)) = toml::Value::try_from(&drive) else { return };
+        for (key, [lo, hi]) in &cal.free {
+            let path = format!("calibration.free.\"{key}\"");
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().unwrap_or_default();
+            let parent = parts.iter().try_fold(&doc, |t, part| match t.get(*part) {
+                Some(toml::Value::Table(inner)) => Some(inner),
+                _ => None,
+            });
+            let number = matches!(
+                parent.and_then(|t| t.get(last)),
+                Some(toml::Value::Float(_) | toml::Value::Integer(_))
+            );
+            c.check(
+                number,
+                &path,
+                "must be the TOML path of a number in the drive config, e.g. \"nand.slc_tPROG_us\"",
+                key,
+            );
+            c.check(
+                lo.is_finite() && hi.is_finite() && lo < hi,
+                &path,
+                "must be a range [min, max] of finite numbers with min < max",
+                format!("[{lo}, {hi}]"),
+            );
+        }
+        c.check(
+            cal.free.is_empty() || !cal.figures.is_empty(),
+            "calibration.figures",
+            "must name at least one published figure to fit the free parameters to",
+            "[]",
+        );
+        for f in &cal.figures {
+            c.check(
+                !cal.holdout.contains(f),
+                "calibration.holdout",
+                "a held-out figure must not also be fitted to (calibration.figures)",
+                f,
+            );
         }
     }
 }

@@ -1,0 +1,783 @@
+"""``ssdlab calibrate``: fit a preset's free parameters to its published figures.
+
+What is fitted, and to what, is the preset's ``[calibration]`` table (inherited from its base like any
+table; the engine never reads it)::
+
+    [calibration]
+    figures = ["bg4-128gb.fill.curve", "bg4-128gb.fill.slc_cache_GB"]   # fitted to
+    holdout = ["bg4-128gb.fill.fill_avg_MBps"]                          # reported, never fitted to
+    [calibration.free]
+    "nand.slc_tPROG_us" = [100.0, 400.0]                                # TOML path = [min, max]
+
+A figure is ``DRIVE.TABLE.KEY`` of the reference data (:mod:`ssdlab.reference`).
+
+How a fit runs
+--------------
+- **Trials.** A trial is one complete config (the preset with the trial's values as ``--set`` overrides)
+  run through the figures' methods; :func:`evaluate` is a pure function of that config, so a trial gives the
+  same errors on any worker, bit for bit (the drive's and the workloads' seeds are in it).
+- **Objective.** The root mean square of the in-sample figures' errors (%); the hold-out figures are
+  measured by the same run and stored with the trial, but never enter the objective. A fill curve is
+  compared by its levels (:func:`fill_curve_errors`): the speed of each published segment and where each
+  starts; the SLC size and the fill average are figures of their own.
+- **Sampler.** optuna's TPE (multivariate, constant liar), seeded. Not CMA-ES: the objective is piecewise
+  constant (levels are found on a 1 GB grid and switch discontinuously), the budgets are tens of trials
+  over 1-5 parameters, trials finish out of order on several workers, and parameters may be integers; TPE
+  takes all of that, where CMA-ES stalls on plateaus, works in synchronous generations and needs a
+  package more. The first trial is the preset's current values, so a fit never ends worse than it began.
+- **Study.** optuna's RDB storage in SQLite (``--study``, by default ``results/calibrate-PRESET.sqlite``).
+  Only this process touches it (ask and tell); workers get plain data. Interrupted (Ctrl-C, or killed), the
+  same command resumes: trials left running are run again, and ``--budget`` counts completed trials of the
+  whole study.
+- **Workers.** dask.distributed: a LocalCluster of ``--workers`` processes, or ``--scheduler
+  tcp://HOST:8786`` for a cluster whose workers have the same ssdlab installed.
+- **Writing.** ``--write`` puts each fitted value where the preset's chain sets it (the preset file, or
+  the family file it inherits the value from; for a drive file outside the package, that file), with a
+  ``# fitted by ssdlab calibrate DATE to FIGURES: error BEFORE% -> AFTER% (was OLD)`` line above it.
+
+Examples
+--------
+>>> from ssdlab.calibrate import load_plan
+>>> plan = load_plan("bg4-128gb")
+>>> [p.path for p in plan.free]
+['ftl.slc_cache.dynamic_fraction', 'ftl.slc_cache.fold_whole_blocks_above_fill', 'nand.slc_tPROG_us']
+>>> plan.figures, plan.holdout
+(['bg4-128gb.fill.curve', 'bg4-128gb.fill.slc_cache_GB'], ['bg4-128gb.fill.fill_avg_MBps'])
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import time
+import tomllib
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ssdlab import reference
+from ssdlab.drive import Drive
+from ssdlab.errors import SimulationError, config_error
+from ssdlab.presets import _folder as presets_folder
+from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
+from ssdlab.suites.fill import FillResult, run_fill
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "FigureError",
+    "FreeParam",
+    "Outcome",
+    "Plan",
+    "evaluate",
+    "fill_curve_errors",
+    "load_plan",
+    "measurable",
+    "objective",
+    "run",
+    "set_toml_value",
+    "write_fitted",
+]
+
+#: Completed trials a study holds by default: a trial of a 128 GB fill takes ~1.5-3 s, so this is a few
+#: minutes on 2 workers, and TPE has long converged on 3 parameters by then.
+DEFAULT_BUDGET = 120
+
+#: Figures whose published value is a fill-curve table (``reference.fill_curve`` layout).
+FILL_KEYS = ("curve", "fill_avg_MBps", "slc_cache_GB")
+
+GB = 10**9
+
+
+@dataclass(frozen=True)
+class FreeParam:
+    """A free parameter: its TOML path, search range, whether it is an integer, its value in the preset."""
+
+    path: str
+    low: float
+    high: float
+    integer: bool
+    current: float
+
+    def format(self, value: float) -> str:
+        """``value`` as TOML, rounded to 1/10000 of the range (what ``--write`` puts in the file).
+
+        Examples
+        --------
+        >>> FreeParam("nand.slc_tPROG_us", 100.0, 400.0, False, 180.0).format(183.4567891)
+        '183.46'
+        >>> FreeParam("controller.cores", 1, 4, True, 2).format(3.0)
+        '3'
+        """
+        if self.integer:
+            return str(round(value))
+        digits = max(0, 4 - math.floor(math.log10(self.high - self.low)))
+        return repr(float(round(value, digits)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a calibration fits: the drive (complete TOML), its free parameters, the figures."""
+
+    #: The preset name or drive file given.
+    preset: str
+    #: The drive's complete TOML, its base chain resolved.
+    toml: str
+    free: list[FreeParam]
+    figures: list[str]
+    holdout: list[str]
+    #: Published value of every figure (in-sample and hold-out), by name.
+    published: dict[str, Any]
+    #: Files ``--write`` may change, nearest first: the preset and its bases, or the one drive file given.
+    files: list[Path]
+
+    @property
+    def name(self) -> str:
+        return str(tomllib.loads(self.toml)["name"])
+
+
+@dataclass(frozen=True)
+class FigureError:
+    """One figure's model value against the published one; a fill curve's parts are figures of their own."""
+
+    figure: str
+    published: float | None
+    model: float | None
+    unit: str
+    error_pct: float
+    parts: tuple[FigureError, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "figure": self.figure,
+            "published": self.published,
+            "model": self.model,
+            "unit": self.unit,
+            "error_pct": self.error_pct,
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> FigureError:
+        parts = tuple(cls.from_dict(p) for p in d.get("parts", ()))
+        return cls(d["figure"], d["published"], d["model"], d["unit"], d["error_pct"], parts)
+
+
+# --- the plan: [calibration] of the preset ------------------------------------------------------------
+
+
+def _lookup(table: Mapping[str, Any], path: str) -> Any:
+    node: Any = table
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _base_chain(path: Path) -> list[Path]:
+    """The file and the bases it inherits from, nearest first (the rule of the native resolver:
+    ``families/NAME.toml`` first, then ``NAME.toml``, in the built-in presets folder)."""
+    folder = Path(str(presets_folder()))
+    chain = [path]
+    while True:
+        base = tomllib.loads(chain[-1].read_text(encoding="utf-8")).get("base")
+        if not isinstance(base, str):
+            return chain
+        found = [p for p in (folder / "families" / f"{base}.toml", folder / f"{base}.toml") if p.is_file()]
+        if not found or found[0] in chain:  # the resolver has already rejected both
+            return chain
+        chain.append(found[0])
+
+
+def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] = reference.figures) -> Plan:
+    """The calibration of ``preset`` (a built-in name or a drive TOML file): its free parameters and figures.
+
+    ``published`` gives a drive's reference tables (default: the package's reference data; tests pass their
+    own). Raises :class:`ssdlab.ConfigError` naming the problem: an unknown preset or file, no
+    ``[calibration]`` table, a free key that is not a number of the config or a bad range (the native
+    validation), a figure that is not published or that calibrate cannot measure.
+    """
+    if preset in list_presets():
+        text = read_preset(preset)
+        files = _base_chain(Path(str(preset_path(preset))))
+    else:
+        path = Path(preset)
+        if path.suffix != ".toml" or not path.is_file():
+            preset_path(preset)  # raises: unknown preset, naming the available ones
+        text = resolve_base(path.read_text(encoding="utf-8"), str(path))
+        files = [path]
+    toml = Drive.from_toml_str(text).config_toml()  # the native validation of [calibration] too
+    cfg = tomllib.loads(toml)
+    cal = cfg.get("calibration")
+    if not cal or not cal.get("free"):
+        raise config_error(
+            "calibration",
+            f"{preset} has no [calibration] table with free parameters; add one (docs/model.md, Calibration)",
+            preset,
+        )
+    free = []
+    for key, (low, high) in sorted(cal["free"].items()):
+        current = _lookup(cfg, key)
+        free.append(FreeParam(key, float(low), float(high), isinstance(current, int), float(current)))
+    figures, holdout = list(cal["figures"]), list(cal.get("holdout", []))
+    values = {}
+    for name in figures + holdout:
+        where = "calibration.figures" if name in figures else "calibration.holdout"
+        drive, _, rest = name.partition(".")
+        table_name, _, key = rest.partition(".")
+        tables = published(drive) if drive and key else None
+        value = _lookup(tables or {}, f"{table_name}.{key}") if tables is not None else None
+        if value is None:
+            raise config_error(where, "is not a published figure DRIVE.TABLE.KEY of the reference data", name)
+        if not measurable(name):
+            raise config_error(
+                where,
+                f"calibrate measures fill figures ({', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)}) only",
+                name,
+            )
+        values[name] = value
+    return Plan(preset, toml, free, figures, holdout, values, files)
+
+
+# --- the objective -------------------------------------------------------------------------------------
+
+
+def _relative(model: float, low: float, high: float | None = None) -> float:
+    """Error in % of ``model`` against a published value, or against a published range [low, high]
+    (0 inside it, else from the nearest bound)."""
+    high = low if high is None else high
+    if low <= model <= high:
+        return 0.0
+    bound = low if model < low else high
+    return abs(model - bound) / abs(bound) * 100 if bound else math.inf
+
+
+def _rms(errors: Sequence[float]) -> float:
+    return math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else 0.0
+
+
+def fill_curve_errors(result: FillResult, curve: Sequence[Sequence[float]], name: str) -> FigureError:
+    """A fill curve against a published one, level by level.
+
+    Parts: for each published segment ``[start, end, low, high]``, the speed (the model's throughput over
+    the segment, :func:`ssdlab.suites.fill.compare_fill_curve`; 0 inside [low, high]); for each segment
+    after a change of speed, where it starts. The model's start is where its first level
+    (:meth:`FillResult.levels`) nearer in speed (by ratio) to this segment than to the one before begins,
+    taken halfway across the transition point before it; the error is the shift in % of the smaller side of
+    the published boundary (``min(start, 1 - start)``: at 14% full it is the SLC size's error, at 90% the
+    last level's length's). The figure's error is the RMS of its parts.
+
+    Examples
+    --------
+    >>> from ssdlab.counters import Counters
+    >>> from ssdlab.suites.fill import FillPoint
+    >>> speeds = [800] * 2 + [200] * 8   # 10 points of 1 GB: SLC to 20%, then 200 MB/s
+    >>> pts = [FillPoint(i, (i + 1) * GB, GB, GB / (s * 1e6), i / 10, (i + 1) / 10, 0, 0, 0, 0, 0)
+    ...        for i, s in enumerate(speeds)]
+    >>> res = FillResult("x", 10 * GB, 131072, 32, GB, pts, Counters({}), "")
+    >>> err = fill_curve_errors(res, [[0.0, 0.25, 800, 800], [0.25, 1.0, 200, 200]], "x.fill.curve")
+    >>> [(p.figure, round(p.error_pct, 1)) for p in err.parts]
+    [('x.fill.curve[0] MB/s', 0.0), ('x.fill.curve[1] MB/s', 0.0), ('x.fill.curve[1] start', 20.0)]
+    """
+    checks = result.compare(curve)
+    parts: list[FigureError] = []
+    for i, c in enumerate(checks):
+        mbps = c.mbps if c.mbps is not None else 0.0
+        parts.append(
+            FigureError(
+                f"{name}[{i}] MB/s",
+                (c.low_mbps + c.high_mbps) / 2,
+                mbps,
+                "MB/s",
+                _relative(mbps, c.low_mbps, c.high_mbps),
+            )
+        )
+    levels = result.levels()
+    for i in range(1, len(checks)):
+        prev, seg = checks[i - 1], checks[i]
+        if prev.low_mbps <= seg.high_mbps and seg.low_mbps <= prev.high_mbps:
+            continue  # same speed: no boundary to place
+        here = math.sqrt(seg.low_mbps * seg.high_mbps)
+        before = math.sqrt(prev.low_mbps * prev.high_mbps)
+        start = 1.0  # the level never comes
+        for j, lv in enumerate(levels):
+            if lv.fill_start >= prev.fill_start and abs(math.log(lv.mbps / here)) < abs(
+                math.log(lv.mbps / before)
+            ):
+                start = lv.fill_start if j == 0 else (levels[j - 1].fill_end + lv.fill_start) / 2
+                break
+        side = min(seg.fill_start, 1 - seg.fill_start)
+        error = abs(start - seg.fill_start) / side * 100 if side > 0 else 0.0
+        parts.append(FigureError(f"{name}[{i}] start", seg.fill_start, start, "fill", error))
+    return FigureError(name, None, None, "%", _rms([p.error_pct for p in parts]), tuple(parts))
+
+
+def slc_cache_gb(result: FillResult) -> float:
+    """GB the SLC cache took at SLC speed from empty: SLC host bytes up to the point where the cache ran out
+    (from the drive's counters, so it moves smoothly with the parameters, not on the 1 GB grid)."""
+    at = result.cache_exhausted_at()
+    point = result.points[-1 if at is None else at]
+    return point.slc_bytes_written / GB
+
+
+def _fill_error(result: FillResult, name: str, published: Any) -> FigureError:
+    key = name.rsplit(".", 1)[1]
+    if key == "curve":
+        return fill_curve_errors(result, published, name)
+    if key == "slc_cache_GB":
+        model = slc_cache_gb(result)
+        return FigureError(name, float(published), model, "GB", _relative(model, float(published)))
+    model = result.average_mbps
+    return FigureError(name, float(published), model, "MB/s", _relative(model, float(published)))
+
+
+def evaluate(
+    drive_toml: str, values: Mapping[str, float | int], published: Mapping[str, Any]
+) -> dict[str, FigureError]:
+    """Per-figure errors of the drive ``drive_toml`` with ``values`` set (``{TOML path: value}``), against
+    ``published`` (``{figure: published value}``). A pure function of its arguments: this is a trial, run on
+    any worker.
+
+    The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure.
+    Figures of other methods plug in at the one marked place below, from ``ssdlab validate``'s rows, when
+    it can measure a given config (and :func:`measurable` then admits them).
+
+    Examples
+    --------
+    >>> plan = load_plan("bg4-128gb")
+    >>> small = Drive.from_preset("bg4-128gb", capacity_gb=16).config_toml()
+    >>> errs = evaluate(small, {"nand.slc_tPROG_us": 250.0}, plan.published)
+    >>> sorted(errs) == sorted(plan.figures + plan.holdout)
+    True
+    >>> errs == evaluate(small, {"nand.slc_tPROG_us": 250.0}, plan.published)   # deterministic
+    True
+    """
+    drive = Drive.from_toml_str(drive_toml, set=dict(values))
+    fill_figures = {name: value for name, value in published.items() if _is_fill(name)}
+    out = {}
+    if fill_figures:
+        fill = run_fill(drive)
+        out = {name: _fill_error(fill, name, value) for name, value in fill_figures.items()}
+    # Every other figure plugs in here: `ssdlab validate` measures it by its source's method, as
+    #   out |= {r.figure: FigureError(r.figure, r.published, r.model, r.unit, abs(r.error_pct))
+    #           for r in validate.rows(<this drive>, figures=[...])}
+    # once its rows can be had for a given config; `measurable` then says yes to them.
+    return out
+
+
+def _is_fill(name: str) -> bool:
+    _, table, key = [*name.split(".", 2), "", ""][:3]
+    return table == "fill" and key in FILL_KEYS
+
+
+def measurable(name: str) -> bool:
+    """Whether :func:`evaluate` can measure figure ``name`` (``DRIVE.TABLE.KEY``): today the fill figures.
+
+    Examples
+    --------
+    >>> measurable("bg4-128gb.fill.curve"), measurable("bg4-1tb.cdm.seq_read_MBps")
+    (True, False)
+    """
+    return _is_fill(name)
+
+
+def objective(errors: Mapping[str, FigureError], figures: Sequence[str]) -> float:
+    """What a fit minimises: the RMS of the in-sample figures' errors, %.
+
+    Examples
+    --------
+    >>> e = {"a": FigureError("a", 1, 1.3, "", 30.0), "b": FigureError("b", 1, 1.4, "", 40.0)}
+    >>> objective(e, ["a", "b"]), objective(e, ["a"])
+    (35.35533905932738, 30.0)
+    """
+    return _rms([errors[f].error_pct for f in figures])
+
+
+# --- the study -----------------------------------------------------------------------------------------
+
+
+def _trial_values(plan: Plan, params: Mapping[str, Any]) -> dict[str, float | int]:
+    return {p.path: (int(params[p.path]) if p.integer else float(params[p.path])) for p in plan.free}
+
+
+def _distributions(plan: Plan) -> dict[str, Any]:
+    from optuna.distributions import FloatDistribution, IntDistribution
+
+    return {
+        p.path: IntDistribution(math.ceil(p.low), math.floor(p.high))
+        if p.integer
+        else FloatDistribution(p.low, p.high)
+        for p in plan.free
+    }
+
+
+def _study_signature(plan: Plan) -> str:
+    """What a study is for: a resumed study must fit the same parameters over the same ranges to the same
+    figures, on the same drive."""
+    return json.dumps(
+        {
+            "drive": plan.name,
+            "free": {p.path: [p.low, p.high] for p in plan.free},
+            "figures": plan.figures,
+            "holdout": plan.holdout,
+            "published": plan.published,
+        },
+        sort_keys=True,
+    )
+
+
+def _open_study(plan: Plan, path: Path, seed: int) -> Any:
+    import optuna
+    import sqlalchemy.exc
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage = f"sqlite:///{path}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A resumed study's sampler draws on from where its trials are, not again from the first draw.
+        try:
+            seed += len(optuna.load_study(study_name="ssdlab-calibrate", storage=storage).trials)
+        except KeyError:
+            pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            sampler = optuna.samplers.TPESampler(
+                seed=seed,
+                multivariate=True,
+                constant_liar=True,
+                n_startup_trials=min(10, 2 + 2 * len(plan.free)),
+            )
+        study = optuna.create_study(
+            study_name="ssdlab-calibrate",
+            storage=storage,
+            direction="minimize",
+            sampler=sampler,
+            load_if_exists=True,
+        )
+    except (OSError, sqlalchemy.exc.SQLAlchemyError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else getattr(e, "orig", e)
+        raise config_error("--study", f"cannot open the study as SQLite: {reason}", str(path)) from None
+    signature = _study_signature(plan)
+    old = study.user_attrs.get("signature")
+    if old is None:
+        study.set_user_attr("signature", signature)
+    elif old != signature:
+        raise config_error(
+            "--study",
+            f"{path} holds a calibration of other parameters, ranges or figures; give another --study "
+            "file (or delete this one to start over)",
+            str(path),
+        )
+    return study
+
+
+def _recover_and_seed(study: Any, start: Mapping[str, float | int]) -> None:
+    """Trials left running by an interrupted run go back in the queue (run again, same values); a new
+    study first runs the preset as it is."""
+    from optuna.trial import TrialState
+
+    if not study.get_trials(deepcopy=False):
+        study.enqueue_trial(dict(start))
+        return
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        study.enqueue_trial(dict(t.params), skip_if_exists=False)
+        study.tell(t.number, state=TrialState.FAIL)
+
+
+@dataclass
+class Outcome:
+    """A finished calibration: the study's best values, before/after errors, and the run's figures."""
+
+    plan: Plan
+    before: dict[str, float | int]
+    after: dict[str, float | int]
+    before_errors: dict[str, FigureError]
+    after_errors: dict[str, FigureError]
+    trials: int
+    new_trials: int
+    wall_s: float
+    #: Mean wall time of a trial on a worker (its fill), over this run's trials.
+    trial_s: float
+    study_path: Path
+    written: list[Path] = field(default_factory=list)
+
+    @property
+    def error_before(self) -> float:
+        return objective(self.before_errors, self.plan.figures)
+
+    @property
+    def error_after(self) -> float:
+        return objective(self.after_errors, self.plan.figures)
+
+
+def _start_values(plan: Plan) -> dict[str, float | int]:
+    """The preset's current values, brought into their ranges (a value outside is clamped)."""
+    return {
+        p.path: (int(min(max(p.current, p.low), p.high)) if p.integer else min(max(p.current, p.low), p.high))
+        for p in plan.free
+    }
+
+
+@contextmanager
+def _client(workers: int, scheduler: str | None, processes: bool) -> Iterator[Any]:
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError, ValueError) as e:
+            raise config_error("--scheduler", f"cannot reach the dask scheduler: {e}", scheduler) from None
+        with client:
+            yield client
+        return
+    # processes: loopback TCP; threads (the engine releases the GIL): dask's in-process transport
+    where = {"host": "127.0.0.1"} if processes else {}
+    with (
+        LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=processes,
+            # the scheduler's HTTP server (health, metrics) on a free port: 8787 may be another's
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+            **where,
+        ) as cluster,
+        Client(cluster) as client,  # type: ignore[no-untyped-call]
+    ):
+        yield client
+
+
+def _timed_evaluate(
+    drive_toml: str, values: Mapping[str, float | int], published: Mapping[str, Any]
+) -> tuple[dict[str, dict[str, Any]], float]:
+    t0 = time.perf_counter()
+    errors = evaluate(drive_toml, values, published)
+    return {k: v.to_dict() for k, v in errors.items()}, time.perf_counter() - t0
+
+
+#: ``progress(done, budget, best error %)`` at the start and after each completed trial; raising from it
+#: stops the run.
+Progress = Callable[[int, int, float], None]
+
+
+def run(
+    plan: Plan,
+    budget: int = DEFAULT_BUDGET,
+    workers: int = 2,
+    scheduler: str | None = None,
+    study: str | Path | None = None,
+    write: bool = False,
+    processes: bool = True,
+    seed: int = 1,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Fit ``plan``'s free parameters until the study holds ``budget`` completed trials; with ``write``, put
+    the best values into the preset's files.
+
+    Interrupted (KeyboardInterrupt, also from ``progress``), it stops at once, and the study keeps every
+    completed trial: the same call resumes it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> plan = load_plan("bg4-128gb")
+    >>> out = run(plan, budget=2, workers=1, processes=False,
+    ...           study=Path(tempfile.mkdtemp()) / "s.sqlite")   # doctest: +SKIP
+    >>> out.trials, out.error_after <= out.error_before   # doctest: +SKIP
+    (2, True)
+    """
+    import optuna
+    from distributed import wait
+    from optuna.trial import TrialState
+
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise config_error("--budget", "must be a number of trials, at least 1", budget)
+    if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise config_error("--workers", "must be a number of dask workers, at least 1", workers)
+    path = Path(study) if study is not None else Path("results") / f"calibrate-{plan.name}.sqlite"
+    st = _open_study(plan, path, seed)
+    start = _start_values(plan)
+    _recover_and_seed(st, start)
+    dists = _distributions(plan)
+    t0 = time.perf_counter()
+    durations: list[float] = []
+
+    def completed() -> int:
+        return len(st.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+    def best() -> float:
+        return float(st.best_value) if completed() else math.inf
+
+    def errors_of(values: Mapping[str, float | int]) -> dict[str, Any]:
+        """A config's errors: from the study's trial of exactly these values (trials are deterministic),
+        else run now."""
+        for t in st.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            if _trial_values(plan, t.params) == dict(values):
+                return dict(t.user_attrs["errors"])
+        fut = client.submit(_timed_evaluate, plan.toml, dict(values), plan.published, pure=False)
+        raw: dict[str, Any] = fut.result()[0]
+        return raw
+
+    with _client(workers, scheduler, processes) as client:
+        slots = max(1, sum(client.nthreads().values())) if scheduler is not None else workers
+        pending: dict[Any, optuna.Trial] = {}
+        failures = 0
+        if progress is not None:  # a resumed study starts where it was
+            progress(completed(), budget, best())
+        try:
+            while completed() < budget or pending:
+                while len(pending) < slots and completed() + len(pending) < budget:
+                    trial = st.ask(dists)
+                    values = _trial_values(plan, trial.params)
+                    fut = client.submit(_timed_evaluate, plan.toml, values, plan.published, pure=False)
+                    pending[fut] = trial
+                done, _ = wait(list(pending), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+                for fut in done:
+                    trial = pending.pop(fut)
+                    try:
+                        raw, seconds = fut.result()
+                    except Exception as e:  # a trial the engine rejects fails alone; five in a row stop
+                        trial.set_user_attr("error", " ".join(str(e).split()))
+                        st.tell(trial, state=TrialState.FAIL)
+                        failures += 1
+                        if failures >= 5:
+                            raise SimulationError(
+                                f"calibrate: 5 trials failed in a row; the last: {e}"
+                            ) from e
+                        continue
+                    failures = 0
+                    durations.append(seconds)
+                    trial.set_user_attr("errors", raw)
+                    errs = {k: FigureError.from_dict(v) for k, v in raw.items()}
+                    st.tell(trial, objective(errs, plan.figures))
+                    if progress is not None:
+                        progress(completed(), budget, best())
+        finally:
+            for fut in pending:
+                fut.cancel()
+        after = _trial_values(plan, st.best_trial.params)
+        # What --write puts in the file is rounded; its errors are those of exactly that config.
+        rounded = {p.path: _parse(p.format(after[p.path])) for p in plan.free}
+        after_raw = errors_of(rounded)
+        before_raw = errors_of(start)
+    outcome = Outcome(
+        plan=plan,
+        before=dict(start),
+        after=rounded,
+        before_errors={k: FigureError.from_dict(v) for k, v in before_raw.items()},
+        after_errors={k: FigureError.from_dict(v) for k, v in after_raw.items()},
+        trials=completed(),
+        new_trials=len(durations),
+        wall_s=time.perf_counter() - t0,
+        trial_s=sum(durations) / len(durations) if durations else 0.0,
+        study_path=path,
+    )
+    if write:
+        outcome.written = write_fitted(outcome)
+    return outcome
+
+
+def _parse(text: str) -> float | int:
+    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+
+
+# --- writing the fitted values into the preset ---------------------------------------------------------
+
+PROVENANCE = "# fitted by ssdlab calibrate"
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+
+
+def set_toml_value(text: str, path: str, value: str, note: str) -> str:
+    """``text`` with the key at ``path`` set to ``value`` (TOML text) and a ``note`` comment line above it;
+    the key's own trailing comment stays, a note left there by an earlier fit goes. A key the file does not
+    set is added to its section (the section appended if the file has none).
+
+    Examples
+    --------
+    >>> text = "[nand]\\n# fitted by ssdlab calibrate 2020-01-01: old\\nslc_tPROG_us = 180.0   # why\\n"
+    >>> print(set_toml_value(text, "nand.slc_tPROG_us", "250.5", "# fitted by ssdlab calibrate: new"), end="")
+    [nand]
+    # fitted by ssdlab calibrate: new
+    slc_tPROG_us = 250.5   # why
+    >>> print(set_toml_value("name = 'x'\\n", "ftl.slc_cache.dynamic_fraction", "0.5", "# n"), end="")
+    name = 'x'
+    <BLANKLINE>
+    [ftl.slc_cache]
+    # n
+    dynamic_fraction = 0.5
+    """
+    section, _, key = path.rpartition(".")
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    # [first, end) of the section's lines; the top level runs up to the first header
+    headers = [(i, m.group(1).strip()) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
+    if section:
+        starts = [i + 1 for i, name in headers if name == section]
+        if not starts:
+            return "".join(lines) + f"\n[{section}]\n{note}\n{key} = {value}\n"
+        first = starts[0]
+    else:
+        first = 0
+    end = next((i for i, _ in headers if i >= first), len(lines))
+    key_re = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)([^#\n]*?)(\s*#.*)?\n$")
+    for i in range(first, end):
+        m = key_re.match(lines[i])
+        if m:
+            comment = m.group(3) or ""
+            if comment:  # keep the comment's column where the value leaves room
+                pad = len(m.group(2)) + len(comment) - len(comment.lstrip()) - len(value)
+                comment = " " * max(1, pad) + comment.lstrip()
+            lines[i] = f"{m.group(1)}{value}{comment}\n"
+            if i > first and lines[i - 1].lstrip().startswith(PROVENANCE):
+                lines[i - 1] = f"{note}\n"
+            else:
+                lines.insert(i, f"{note}\n")
+            return "".join(lines)
+    lines[first:first] = [f"{note}\n", f"{key} = {value}\n"]
+    return "".join(lines)
+
+
+def _file_sets(path: Path, key: str) -> bool:
+    return _lookup(tomllib.loads(path.read_text(encoding="utf-8")), key) is not None
+
+
+def write_fitted(outcome: Outcome) -> list[Path]:
+    """Write the fitted values with their provenance; return the files changed.
+
+    Each value goes to the nearest of the plan's files that sets it (else the first: the preset itself), so
+    a value a family file carries is changed there, for every drive of the family. Each file is checked to
+    give back the values written.
+    """
+    plan = outcome.plan
+    date = datetime.now(UTC).date().isoformat()
+    names = ", ".join(plan.figures)
+    by_file: dict[Path, list[FreeParam]] = {}
+    for p in plan.free:
+        target = next((f for f in plan.files if _file_sets(f, p.path)), plan.files[0])
+        by_file.setdefault(target, []).append(p)
+    for f, params in by_file.items():
+        text = f.read_text(encoding="utf-8")
+        for p in params:
+            note = (
+                f"{PROVENANCE} {date} to {names}: error {outcome.error_before:.1f}% -> "
+                f"{outcome.error_after:.1f}% (was {p.format(outcome.before[p.path])})"
+            )
+            text = set_toml_value(text, p.path, p.format(outcome.after[p.path]), note)
+        try:
+            back = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise config_error(str(f), f"writing the fitted values would break the file ({e})", "") from None
+        for p in params:
+            if _lookup(back, p.path) != _parse(p.format(outcome.after[p.path])):
+                raise config_error(
+                    str(f), "cannot place the fitted value in this file; set it by hand", p.path
+                )
+        f.write_text(text, encoding="utf-8")
+    return list(by_file)

@@ -1,0 +1,374 @@
+"""``ssdlab calibrate``: a fit finds a known optimum, resumes an interrupted study, writes what it fitted with
+its provenance, and refuses bad input by name.
+
+The synthetic calibration: a bg4-128gb scaled to 32 GB makes a target fill curve with ``slc_tPROG_us =
+250``; the same drive, started from the preset's 180 us, is fitted back to it on a 2-worker LocalCluster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import optuna
+import pytest
+
+import ssdlab
+from ssdlab import Drive, reference
+from ssdlab import calibrate as cal
+from ssdlab.counters import Counters
+from ssdlab.presets import preset_path
+from ssdlab.suites.fill import FillPoint, FillResult, run_fill
+
+SSDLAB = Path(sys.executable).parent / "ssdlab"
+GB = 10**9
+TARGET_TPROG = 250.0
+
+
+def ssdlab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([str(SSDLAB), *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+
+
+def curve_result(speeds: list[float]) -> FillResult:
+    """A fill of len(speeds) GB, one point per GB at these speeds (MB/s)."""
+    n = len(speeds)
+    points = [
+        FillPoint(i, (i + 1) * GB, GB, GB / (s * 1e6), i / n, (i + 1) / n, 0, 0, 0, 0, 0)
+        for i, s in enumerate(speeds)
+    ]
+    return FillResult("x", n * GB, 131072, 32, GB, points, Counters({}), "")
+
+
+def test_a_fill_curve_is_compared_by_the_speed_and_start_of_each_level() -> None:
+    # published: SLC at 800 MB/s to 20% full, then 200 MB/s; the model's SLC runs at 880 to 30% full
+    published = [[0.0, 0.2, 800.0, 800.0], [0.2, 1.0, 200.0, 200.0]]
+    err = cal.fill_curve_errors(curve_result([880.0] * 3 + [200.0] * 7), published, "x.fill.curve")
+    parts = {p.figure.removeprefix("x.fill.curve"): p for p in err.parts}
+    # segment 0 holds the points whose middle is below 20%: two at 880 -> 10% fast
+    assert parts["[0] MB/s"].model == pytest.approx(880.0)
+    assert parts["[0] MB/s"].error_pct == pytest.approx(10.0)
+    # segment 1: one GB at 880 and seven at 200 -> 8 GB over their time
+    seg1 = 8 / (1 / 880 + 7 / 200)
+    assert parts["[1] MB/s"].model == pytest.approx(seg1)
+    assert parts["[1] MB/s"].error_pct == pytest.approx((seg1 - 200) / 200 * 100)
+    # the 200 MB/s level starts at 30%, not 20%: a shift of 0.1 against the 0.2 before the boundary = 50%
+    assert parts["[1] start"].model == pytest.approx(0.3)
+    assert parts["[1] start"].error_pct == pytest.approx(50.0)
+    assert err.error_pct == pytest.approx(math.sqrt(sum(p.error_pct**2 for p in err.parts) / 3))
+    # within a published range [low, high] a speed has no error; a level that never comes starts at 100%
+    exact = cal.fill_curve_errors(curve_result([800.0] * 2 + [200.0] * 8), published, "x")
+    assert exact.error_pct == 0.0
+    never = cal.fill_curve_errors(curve_result([800.0] * 10), published, "x")
+    assert [p.error_pct for p in never.parts if p.figure.endswith("start")] == [400.0]
+
+
+def test_the_objective_is_the_rms_of_the_in_sample_figures_only() -> None:
+    errs = {n: cal.FigureError(n, 1.0, 1.0, "", e) for n, e in (("a", 3.0), ("b", 4.0), ("held", 99.0))}
+    assert cal.objective(errs, ["a", "b"]) == pytest.approx(math.sqrt((9 + 16) / 2))
+
+
+def test_bg4_128gb_marks_the_values_fitted_to_its_fill_curve() -> None:
+    plan = cal.load_plan("bg4-128gb")
+    cfg = tomllib.loads(plan.toml)
+    for p in plan.free:
+        assert p.low < p.current < p.high, p
+    assert [p.path for p in plan.free if p.path.startswith("nand.")] == ["nand.slc_tPROG_us"]
+    assert cfg["calibration"]["figures"] == plan.figures
+    assert plan.published["bg4-128gb.fill.curve"] == reference.fill_curve("bg4-128gb")
+    assert not set(plan.figures) & set(plan.holdout)
+    # the chain --write may change: the preset, then its family files
+    assert [f.name for f in plan.files] == ["bg4-128gb.toml", "bg4.toml", "bg.toml"]
+
+
+def synthetic_drive(tmp_path: Path, capacity_gb: float = 32) -> tuple[Path, dict[str, Any]]:
+    """A scaled bg4-128gb with one free parameter, and the published figures of a 'synthetic' drive: the
+    fill curve's levels as this drive makes them with slc_tPROG_us = 250."""
+    shown = Drive.from_preset("bg4-128gb", capacity_gb=capacity_gb).config_toml()
+    body = shown[: shown.index("[calibration]")]  # the preset's own free parameters out of the way
+    path = tmp_path / "synthetic.toml"
+    path.write_text(
+        body + '[calibration]\nfigures = ["synthetic.fill.curve"]\n'
+        '[calibration.free]\n"nand.slc_tPROG_us" = [100.0, 400.0]\n',
+        encoding="utf-8",
+    )
+    target = run_fill(Drive.from_toml(path, set={"nand.slc_tPROG_us": TARGET_TPROG}))
+    levels = target.levels()
+    assert len(levels) >= 2, "an SLC level and what follows it"
+    curve = [[lv.fill_start, lv.fill_end, lv.mbps, lv.mbps] for lv in levels]
+    return path, {"fill": {"curve": curve}}
+
+
+def synthetic_plan(tmp_path: Path) -> cal.Plan:
+    path, tables = synthetic_drive(tmp_path)
+    return cal.load_plan(str(path), published=lambda drive: tables if drive == "synthetic" else None)
+
+
+def test_a_trial_gives_the_same_errors_on_any_worker(tmp_path: Path) -> None:
+    plan = synthetic_plan(tmp_path)
+    values = {"nand.slc_tPROG_us": 222.5}
+    here = cal.evaluate(plan.toml, values, plan.published)
+    with cal._client(2, None, processes=True) as client:
+        there = client.gather(
+            [client.submit(cal.evaluate, plan.toml, values, plan.published, pure=False) for _ in range(2)]
+        )
+    assert there == [here, here]
+
+
+def test_a_synthetic_calibration_finds_the_tPROG_that_made_the_curve(tmp_path: Path) -> None:
+    plan = synthetic_plan(tmp_path)
+    seen: list[tuple[int, float]] = []
+    out = cal.run(
+        plan,
+        budget=24,
+        workers=2,
+        study=tmp_path / "s.sqlite",
+        processes=False,
+        progress=lambda done, budget, best: seen.append((done, best)),
+    )
+    assert out.before == {"nand.slc_tPROG_us": 180.0}
+    assert out.after["nand.slc_tPROG_us"] == pytest.approx(TARGET_TPROG, rel=0.03)
+    assert out.error_after < 3.0 < out.error_before
+    assert out.trials == 24 and [d for d, _ in seen] == list(range(25))
+    assert all(b2 <= b1 for (_, b1), (_, b2) in itertools.pairwise(seen)), "the best never worsens"
+
+
+class Stop(KeyboardInterrupt):
+    pass
+
+
+def test_an_interrupted_calibration_resumes_the_same_study(tmp_path: Path) -> None:
+    plan = synthetic_plan(tmp_path)
+    study = tmp_path / "s.sqlite"
+
+    def stop_after_3(done: int, budget: int, best: float) -> None:
+        if done == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        cal.run(plan, budget=10, workers=2, study=study, processes=False, progress=stop_after_3)
+    storage = f"sqlite:///{study}"
+    first = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
+    done_first = [t for t in first.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    left_running = [t.params for t in first.trials if t.state == optuna.trial.TrialState.RUNNING]
+    assert len(done_first) == 3
+    best_first = first.best_value
+    last_first = max(t.number for t in first.trials)
+
+    out = cal.run(plan, budget=10, workers=2, study=study, processes=False)
+    again = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
+    done = [t for t in again.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert out.trials == len(done) == 10 and out.new_trials == 7
+    assert {t.number for t in done_first} <= {t.number for t in done}, "the first run's trials are kept"
+    assert again.best_value <= best_first
+    # the trials the interruption left running were run again, with the same values
+    redone = [t.params for t in done if t.number > last_first]
+    assert left_running and all(p in redone for p in left_running), (left_running, redone)
+    assert len({json.dumps(t.params) for t in done}) == len(done), "a resumed sampler does not repeat itself"
+    assert out.before == {"nand.slc_tPROG_us": 180.0}, "the before is the preset's, from the first run"
+
+
+def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -> None:
+    path, _ = synthetic_drive(tmp_path, capacity_gb=16)
+    # the synthetic figures are not in the package: fit a copy of the scaled drive to bg4-128gb's SLC size
+    text = path.read_text(encoding="utf-8").replace('"synthetic.fill.curve"', '"bg4-128gb.fill.slc_cache_GB"')
+    path.write_text(text, encoding="utf-8")
+    study = tmp_path / "s.sqlite"
+    args = ["calibrate", str(path), "--budget", "200", "--workers", "2", "--study", str(study), "--json"]
+    env = {**os.environ, "COLUMNS": "200"}
+    # As from a terminal: SIGINT handled by default even when the test runner was started in the background
+    # (a non-interactive shell starts background jobs with SIGINT ignored, and children inherit that).
+    proc = subprocess.Popen(
+        [str(SSDLAB), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    storage = f"sqlite:///{study}"
+    deadline = time.monotonic() + 120
+    completed = 0
+    while completed < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+        if study.exists():
+            try:
+                s = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
+                completed = len(s.get_trials(states=(optuna.trial.TrialState.COMPLETE,)))
+            except KeyError:  # created, no study in it yet
+                pass
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == "interrupted", "no traceback, no worker noise"
+    s = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
+    before = len(s.get_trials(states=(optuna.trial.TrialState.COMPLETE,)))
+    assert 3 <= before < 200
+    best = s.best_value
+
+    out = ssdlab_cli(*[a if a != "200" else str(before + 3) for a in args])
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["trials"] == before + 3
+    assert optuna.load_study(study_name="ssdlab-calibrate", storage=storage).best_value <= best
+
+
+def test_write_puts_the_fit_and_its_provenance_into_a_copy_that_still_resolves(tmp_path: Path) -> None:
+    copy = tmp_path / "bg4-128gb.toml"
+    shutil.copy(Path(str(preset_path("bg4-128gb"))), copy)
+    study = tmp_path / "s.sqlite"
+    out = ssdlab_cli(
+        "calibrate", str(copy), "--budget", "3", "--workers", "2", "--study", str(study), "--write", "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["written"] == [str(copy)], "a drive file outside the package: only it is written"
+    text = copy.read_text(encoding="utf-8")
+    notes = [line for line in text.splitlines() if line.startswith("# fitted by ssdlab calibrate")]
+    assert len(notes) == 3
+    for note in notes:
+        assert "bg4-128gb.fill.curve, bg4-128gb.fill.slc_cache_GB" in note
+        assert f"error {doc['error_before_pct']:.1f}% -> {doc['error_after_pct']:.1f}%" in note
+    cfg = tomllib.loads(Drive.from_toml(copy).config_toml())
+    for key, value in doc["after"].items():
+        assert cal._lookup(cfg, key) == value
+    assert cfg["calibration"]["figures"] == doc["figures"], "the table survives the edit"
+    # the package's own preset is untouched
+    assert "# fitted by ssdlab calibrate" not in Path(str(preset_path("bg4-128gb"))).read_text(
+        encoding="utf-8"
+    )
+
+
+def test_write_changes_the_file_of_the_chain_that_sets_each_value(tmp_path: Path) -> None:
+    family = tmp_path / "fam.toml"
+    family.write_text("[nand]\nslc_tPROG_us = 180.0   # family value\n", encoding="utf-8")
+    child = tmp_path / "child.toml"
+    child.write_text('base = "fam"\nname = "c"\n', encoding="utf-8")
+    plan = dataclasses.replace(
+        cal.load_plan("bg4-128gb"),
+        free=[
+            cal.FreeParam("nand.slc_tPROG_us", 100.0, 400.0, False, 180.0),
+            cal.FreeParam("ftl.slc_cache.dynamic_fraction", 0.2, 0.8, False, 0.45),
+        ],
+        files=[child, family],
+    )
+    errs = {n: cal.FigureError(n, 1.0, 1.0, "", 10.0) for n in plan.figures}
+    outcome = cal.Outcome(
+        plan,
+        {"nand.slc_tPROG_us": 180.0, "ftl.slc_cache.dynamic_fraction": 0.45},
+        {"nand.slc_tPROG_us": 201.25, "ftl.slc_cache.dynamic_fraction": 0.5},
+        errs,
+        errs,
+        1,
+        1,
+        1.0,
+        1.0,
+        tmp_path / "s.sqlite",
+    )
+    assert sorted(cal.write_fitted(outcome)) == sorted([child, family])
+    fam = family.read_text(encoding="utf-8")
+    assert "slc_tPROG_us = 201.25  # family value" in fam, "the family sets it: changed there, comment kept"
+    # and in its column
+    assert fam.index("# family") - fam.index("slc_tPROG_us") == len("slc_tPROG_us = 180.0   ")
+    assert "(was 180.0)" in fam
+    assert tomllib.loads(child.read_text(encoding="utf-8"))["ftl"]["slc_cache"]["dynamic_fraction"] == 0.5
+    # a second fit replaces the provenance line instead of stacking another
+    cal.write_fitted(outcome)
+    assert family.read_text(encoding="utf-8").count("# fitted by ssdlab calibrate") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "table", "named"),
+    [
+        (["nope"], None, "unknown preset 'nope'"),
+        (["bg4-1tb"], None, "calibration"),
+        (
+            ["{file}"],
+            '[calibration.free]\n"nand.slc_tPROG" = [100.0, 400.0]\n',
+            'calibration.free."nand.slc_tPROG"',
+        ),
+        (["{file}"], '[calibration.free]\n"nand.slc_tPROG_us" = [400.0, 100.0]\n', "[400, 100]"),
+        (["{file}"], '[calibration]\nfigures = ["bg4-128gb.fill.nope"]\n', "bg4-128gb.fill.nope"),
+        (["{file}"], '[calibration]\nfigures = ["bg4-1tb.cdm.seq_read_MBps"]\n', "calibrate measures fill"),
+        (["{file}", "--budget", "0"], "", "--budget"),
+        (["{file}", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "", "--workers"),
+    ],
+)
+def test_bad_input_exits_2_naming_it(tmp_path: Path, args: list[str], table: str | None, named: str) -> None:
+    file = tmp_path / "mine.toml"
+    file.write_text(f'base = "bg4-128gb"\n{table or ""}', encoding="utf-8")
+    out = ssdlab_cli(
+        "calibrate", *[a.replace("{file}", str(file)) for a in args], "--study", str(tmp_path / "s.sqlite")
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("error: ") and named in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_scheduler_address_runs_the_trials_on_that_cluster(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    plan = synthetic_plan(tmp_path)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    ) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        out = cal.run(plan, budget=4, scheduler=cluster.scheduler_address, study=tmp_path / "s.sqlite")
+        # the fit closed its client, not the cluster: the cluster's workers are still there
+        assert len(cluster.workers) == 2
+    assert out.trials == 4
+
+
+def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
+    out = ssdlab_cli(
+        "calibrate", "bg4-128gb", "--scheduler", "tcp://127.0.0.1:9", "--study", str(tmp_path / "s.sqlite")
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("error: --scheduler: cannot reach the dask scheduler"), out.stderr
+
+
+def test_a_child_inherits_the_calibration_and_show_round_trips_it(tmp_path: Path) -> None:
+    child = tmp_path / "mine.toml"
+    child.write_text(
+        'base = "bg4-128gb"\nname = "mine"\n[calibration]\nfigures = ["bg4-128gb.fill.curve"]\n'
+        '[calibration.free]\n"nand.slc_tPROG_us" = [150.0, 250.0]\n',
+        encoding="utf-8",
+    )
+    plan = cal.load_plan(str(child))
+    assert plan.figures == ["bg4-128gb.fill.curve"], "figures: the child's list replaces the base's"
+    assert plan.holdout == ["bg4-128gb.fill.fill_avg_MBps"], "holdout: inherited"
+    ranges = {p.path: (p.low, p.high) for p in plan.free}
+    assert ranges["nand.slc_tPROG_us"] == (150.0, 250.0), "a child narrows a range"
+    assert ranges["ftl.slc_cache.dynamic_fraction"] == (0.2, 0.8), "and inherits the others"
+    shown = ssdlab_cli("show", "bg4-128gb")
+    assert shown.returncode == 0, shown.stderr
+    assert '[calibration.free]\n"ftl.slc_cache.dynamic_fraction" = [0.2, 0.8]' in shown.stdout
+    printed = tmp_path / "shown.toml"
+    printed.write_text(shown.stdout, encoding="utf-8")
+    assert Drive.from_toml(printed).config_toml() == shown.stdout
+
+
+def test_a_study_of_another_calibration_or_not_sqlite_is_refused(tmp_path: Path) -> None:
+    plan = synthetic_plan(tmp_path)
+    study = tmp_path / "s.sqlite"
+    cal.run(plan, budget=1, workers=1, study=study, processes=False)
+    wider = dataclasses.replace(plan, free=[dataclasses.replace(plan.free[0], high=500.0)])
+    with pytest.raises(ssdlab.ConfigError) as e:
+        cal.run(wider, budget=2, workers=1, study=study, processes=False)
+    assert e.value.errors()[0].path == "--study"
+    assert "holds a calibration of other parameters" in str(e.value)
+    garbage = tmp_path / "not.sqlite"
+    garbage.write_text("not a database\n", encoding="utf-8")
+    out = ssdlab_cli("calibrate", "bg4-128gb", "--study", str(garbage))
+    assert out.returncode == 2 and out.stderr.startswith("error: --study: cannot open the study"), out.stderr
