@@ -371,11 +371,21 @@ def fitted_values(preset: str) -> list[Fitted]:
     """
     out: list[Fitted] = []
     seen: set[str] = set()
-    for file, text in _chain(preset):
+    chain = _chain(preset)
+    for file, text in chain:
         for f in parse_fitted(text, file, preset):
             if f.path not in seen:
                 out.append(f)
         seen |= _paths(text)
+    # `ssdlab calibrate`'s marking: the [calibration] free values are fitted to its `figures`
+    # (DRIVE.TABLE.KEY), wherever in the chain the table is
+    for file, text in chain:
+        cal = tomllib.loads(text).get("calibration", {})
+        figs = tuple(tuple(f.split(".", 2)) for f in cal.get("figures", []) if f.count(".") >= 2)
+        for path in cal.get("free", {}):
+            out.append(Fitted(file, path, figs, "[calibration] free"))  # type: ignore[arg-type]
+        if cal:
+            break
     return out
 
 
