@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::Counter as C;
-use ssdlab_core::{Drive, Rw, Workload};
+use ssdlab_core::{Command, Drive, Op, Rw, Workload};
 
 /// bg4-1tb's NAND and firmware scaled to 16 GB (40 blocks per plane instead of 1820).
 fn small(extra: &[(&str, &str)]) -> Drive {
@@ -94,6 +94,24 @@ fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
     // The cache is back: the next burst runs at SLC speed again.
     let again = seq_write(&mut d, burst, burst);
     assert_eq!(again.counters[C::slc_bytes_written], burst as f64);
+}
+
+#[test]
+fn a_read_during_idle_folding_waits_for_one_nand_operation_not_a_whole_block() {
+    let mut d = small(&[("controller.map_cache.location", "dram")]);
+    let burst = 1u64 << 30;
+    seq_write(&mut d, 0, burst);
+    // Idle long enough for folding to be well under way, then read one page folding has not reached.
+    d.idle(us_to_ns(d.config().ftl.idle_after_ms * 1e3) + SEC / 10);
+    let folding = d.counters()[C::folded_bytes];
+    assert!(folding > 0.0 && folding < burst as f64, "folding under way: {folding}");
+    d.submit(Command::new(Op::Read, burst - 4096, 4096)).unwrap();
+    d.advance_to_next_completion();
+    let c = d.poll().unwrap();
+    // Behind at most one fold piece on the die (SLC reads + one TLC program), then its own read.
+    let n = d.config().nand.clone();
+    let bound = us_to_ns(n.tPROG_us[0] + 4.0 * n.slc_tR_us + n.tBERS_ms * 1e3) + us_to_ns(200.0);
+    assert!(c.complete_ns - c.submit_ns < bound, "{} ns, bound {bound} ns", c.complete_ns - c.submit_ns);
 }
 
 #[test]

@@ -65,33 +65,52 @@ impl Ftl {
         }
     }
 
-    /// One piece of idle-time work: fold one SLC block, or collect one block on a die below the background
-    /// GC level. Returns false when there is nothing to do.
+    /// One piece of idle-time work: about one native program unit of an SLC fold or of a GC victim on a
+    /// die below the background GC level (a job under way carries on first), or a static wear-levelling
+    /// move. Small pieces, as firmware schedules them, so that host IO arriving during idle time waits for
+    /// at most one NAND operation, not a whole block's relocation. Returns false when there is nothing to do.
     pub(crate) fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
         let dies = self.geo.dies;
         let first = self.gc.first_idle_die();
+        let unit = u64::from(self.geo.slots_per_program(CellMode::Native));
         for i in 0..dies {
             let die = (first + i) % dies;
             let free = self.pool.free_on(die);
             if free < 2 {
                 continue;
             }
-            if self.level_wear(die, ops) {
-                self.gc.idle_work_done(die, dies);
-                return true;
-            }
-            let filling = self.host_units[die as usize].as_ref().map(|u| u.block);
-            let victim = if self.slc.idle_fold() && self.pool.close_idle_slc_block(die, filling) {
-                self.pool.slc_victim(die)
-            } else if self.gc.wants_background(free) {
-                self.gc_victim(die)
+            let erased = self.counters.gc_blocks_erased;
+            let worked = if self.slc.idle_fold() && self.slc.is_folding(die) {
+                self.fold_slc(die, unit, ops);
+                true
+            } else if let Some(job) = self.gc.take_job(die) {
+                let left = self.step_job(die, job, unit, ops);
+                self.gc.put_job(die, left);
+                true
+            } else if self.level_wear(die, ops) {
+                true
             } else {
-                None
+                let filling = self.host_units[die as usize].as_ref().map(|u| u.block);
+                if self.slc.idle_fold()
+                    && self.pool.close_idle_slc_block(die, filling)
+                    && self.pool.slc_victim(die).is_some()
+                {
+                    self.fold_slc(die, unit, ops);
+                    true
+                } else if let Some(victim) =
+                    self.gc.wants_background(free).then(|| self.gc_victim(die)).flatten()
+                {
+                    let job = self.start_job(victim);
+                    let left = self.step_job(die, job, unit, ops);
+                    self.gc.put_job(die, left);
+                    true
+                } else {
+                    false
+                }
             };
-            if let Some(v) = victim {
+            if worked {
                 self.gc.idle_work_done(die, dies);
-                self.relocate(v, ops);
-                self.counters.background_blocks_erased += 1;
+                self.counters.background_blocks_erased += self.counters.gc_blocks_erased - erased;
                 return true;
             }
         }
