@@ -12,8 +12,9 @@ Examples
 ...     {"test": "RND4K Q1T1", "direction": "read", "mbps": 80.0, "iops": 19531.25, "latency_us": 50.0}]}
 >>> other = {**cdm, "preset": "b", "rows": [{**cdm["rows"][0], "mbps": 100.0, "latency_us": 40.0}]}
 >>> c = compare([("a", cdm), ("b", other)])
->>> [(r.name, r.values, r.diff_pct()) for r in c.rows][::2]
-[('RND4K Q1T1 read MB/s', [80.0, 100.0], [None, 25.0]), ('RND4K Q1T1 read latency', [50.0, 40.0], [None, -20.0])]
+>>> [(r.name, r.values, r.diff_pct()) for r in c.rows][::2]  # doctest: +NORMALIZE_WHITESPACE
+[('RND4K Q1T1 read MB/s', [80.0, 100.0], [None, 25.0]),
+ ('RND4K Q1T1 read latency', [50.0, 40.0], [None, -20.0])]
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def plot(comparison: Comparison, out: Path, stem: str) -> list[Path]:
         width = 0.8 / n
         for j, label in enumerate(comparison.labels):
             xs = [i + (j - (n - 1) / 2) * width for i in range(len(rows))]
-            ys = [r.values[j] if r.values[j] is not None else 0.0 for r in rows]
+            ys = [v if (v := r.values[j]) is not None else 0.0 for r in rows]
             ax.bar(xs, ys, width, label=label)
         ax.set_xticks(range(len(rows)), [r.name for r in rows], rotation=30, ha="right", fontsize=8)
         ax.set_ylabel(unit or "value")

@@ -226,13 +226,15 @@ class Spec:
 
     def points(self) -> list[Point]:
         """Every point: parameter points x workloads x seeds, in that order."""
-        out = []
+        out: list[Point] = []
         for values in self.samples_u():
             params = dict(zip((p.path for p in self.parameters), values, strict=True))
             overrides = {**self.fixed, **{k: v for k, v in params.items() if not k.startswith("workload.")}}
             for name, w in self.workloads.items():
                 fields = {k: v for k, v in w.items() if k != "prefill"}
-                fields.update({k[len("workload.") :]: v for k, v in params.items() if k.startswith("workload.")})
+                fields.update(
+                    {k[len("workload.") :]: v for k, v in params.items() if k.startswith("workload.")}
+                )
                 for seed in self.seeds:
                     out.append(
                         Point(
@@ -466,8 +468,8 @@ def _parts(out: Path) -> list[Path]:
 def read_results(out: Path) -> Any:
     """Every row of a sweep's dataset as a :class:`pyarrow.Table` (one row per key; parts written by
     different specs are merged column by column), or None when there is none yet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     tables = [pq.read_table(p) for p in _parts(out)]
     if not tables:
@@ -520,15 +522,15 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler) as client:
+        with Client(scheduler) as client:  # type: ignore[no-untyped-call]
             yield client
         return
     n = workers or os.cpu_count() or 1
     with (
-        LocalCluster(
+        LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
         ) as cluster,
-        Client(cluster) as client,
+        Client(cluster) as client,  # type: ignore[no-untyped-call]
     ):
         yield client
 
@@ -566,7 +568,7 @@ def run_sweep(
 
         futures = client.map(run_point, todo, pure=False)
         try:
-            for _, row in as_completed(futures, with_results=True):
+            for _, row in as_completed(futures, with_results=True):  # type: ignore[no-untyped-call]
                 pending.append(row)
                 finished += 1
                 if on_row is not None:
