@@ -30,6 +30,9 @@ MODULES = [
     "ssdlab.fio.jobfile",
     "ssdlab.fio.runner",
     "ssdlab.fio.output",
+    "ssdlab.compare",
+    "ssdlab.sweep",
+    "ssdlab.suites.fill",
 ]
 
 
