@@ -31,6 +31,9 @@ MODULES = [
     "ssdlab.fio.jobfile",
     "ssdlab.fio.runner",
     "ssdlab.fio.output",
+    "ssdlab.compare",
+    "ssdlab.sweep",
+    "ssdlab.suites.fill",
 ]
 
 

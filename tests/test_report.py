@@ -178,8 +178,9 @@ def test_fill_report_has_the_tables_the_numbers_and_the_plot(
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     pixels = matplotlib.image.imread(io.BytesIO(png), format="png")
     assert pixels.shape[0] > 200 and pixels.shape[1] > 400
-    # The drive's counters (fill carries them), after the suite's tables.
-    counters = report.tables[len(tables)]
+    # The headline figures (as ssdlab compare lists them), then the drive's counters (fill carries them).
+    assert report.tables[len(tables)].headers == ["figure", "value", "unit"]
+    counters = report.tables[len(tables) + 1]
     assert counters.headers == ["counter", "value", "unit", "meaning"]
     shown = dict((r[0], r[1]) for r in counters.rows)
     assert shown.keys() == fill_result.counters.keys()
@@ -194,9 +195,11 @@ def test_cdm_report_has_both_tables_and_the_numbers(cdm_result: CdmResult, cdm_h
     tables = cdm_result.tables()
     assert len(tables) == 2
     assert_has_the_printed_tables(report, tables)
-    assert len(report.tables) == 2  # no counters of its own: they are per test, in the second table
+    # no counters of its own (they are per test, in the second table); the headline figures last
+    assert len(report.tables) == 3
     assert report.images == []
-    grid, internals = report.tables
+    grid, internals, headline = report.tables
+    assert ["SEQ1M Q8T1 read MB/s", f"{cdm_result.rows[0].mbps:,.0f}", "MB/s"] in headline.rows
     assert grid.caption.startswith("CrystalDiskMark 8 - bg4-1tb - 64m test file, 2 x 0.05 s - seed 3")
     assert grid.headers == ["test", "Read MB/s", "IOPS", "lat us", "Write MB/s", "IOPS", "lat us"]
     assert [r[0] for r in grid.rows] == ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]

@@ -626,6 +626,102 @@ def unmapped_read_warning(res: Result) -> str | None:
     )
 
 
+@app.command()
+def compare(
+    inputs: Annotated[
+        list[str], typer.Argument(help="Presets, drive TOML files or saved result JSONs (results/*.json).")
+    ],
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Suite to run the presets and TOML drives with (default: the saved results')."),
+    ] = None,
+    set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
+    test_size: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
+    runs: Annotated[int | None, typer.Option(help="As for ssdlab run.")] = None,
+    duration: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
+    interval: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
+    seed: SeedOpt = 1,
+    out: Annotated[
+        Path, typer.Option(help="Folder the fresh results, the comparison JSON and the PNGs go into.")
+    ] = Path("results"),
+    json_: JsonOpt = False,
+) -> None:
+    """Put drives side by side: each headline figure of the suite, a column per input and the difference
+    in % against the first; plots (PNG) and the comparison (JSON) go into --out."""
+    from ssdlab import compare as cmp
+
+    options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
+    with _progress(not json_, "compare") as progress:
+        name, ins = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)
+    created = datetime.now(UTC)
+    stamp = created.strftime("%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for i in ins:
+        if i.kind != "result":  # a fresh run, saved as ssdlab run saves it: compare it again later
+            path = out / f"{cmp._slug(i.label)}-{name}-{stamp}.json"
+            doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **i.doc})
+            path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+            written.append(path)
+    c = cmp.compare([(i.label, i.doc) for i in ins])
+    stem = f"compare-{name}-{stamp}"
+    written += cmp.plot(c, out, stem)
+    doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **c.to_dict()})
+    doc["inputs"] = [{**d, "arg": i.arg, "kind": i.kind} for d, i in zip(doc["inputs"], ins, strict=True)]
+    doc["plots"] = [str(p) for p in written if p.suffix == ".png"]
+    path = out / f"{stem}.json"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    written.append(path)
+    console = stderr if json_ else stdout
+    if json_:
+        print(json.dumps(doc, indent=2))
+    else:
+        stdout.print(c.table())
+    for p in written:
+        console.print(f"wrote {p}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def sweep(
+    spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML; see README, examples/sweep/).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="A running dask scheduler (tcp://HOST:8786); default: a local cluster."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Workers of the local cluster (default: one per CPU).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Parquet dataset (a folder) the points stream into (default: SPEC's name)."),
+    ] = None,
+) -> None:
+    """Run a grid, random or Latin-hypercube sample of drive parameters x workloads x seeds on
+    dask.distributed; results stream to Parquet, a rerun skips the points already there."""
+    from ssdlab import sweep as sw
+
+    plan = sw.load_spec(spec)
+    out = out or spec.with_suffix(".parquet")
+    if workers is not None and scheduler is not None:
+        raise workload_error("--workers", "sizes the local cluster; not with --scheduler", workers)
+    if workers is not None and workers < 1:
+        raise workload_error("--workers", "must be at least 1", workers)
+    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr, transient=True, disable=not stderr.is_terminal) as bar:
+        task = bar.add_task(f"sweep {spec.name}", total=None)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, description=f"sweep {spec.name}: {done}/{total}")
+
+        summary = sw.run_sweep(plan, out, scheduler=scheduler, workers=workers, progress=step)
+    stdout.print(
+        f"{summary.total} points: {summary.ran} run, {summary.skipped} already in {out}", markup=False
+    )
+    for p in sw.plot_sensitivity(plan, out):
+        stdout.print(f"wrote {p}", markup=False, soft_wrap=True)
+
+
 FIO_FORMATS = ("normal", "json", "json+")
 
 

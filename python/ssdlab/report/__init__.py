@@ -44,7 +44,15 @@ from ssdlab import suites
 from ssdlab.counters import REGISTRY, info
 from ssdlab.suites import SuiteResult
 
-__all__ = ["HtmlTable", "SuiteResult", "counters_table", "html_table", "render_report", "write_report"]
+__all__ = [
+    "HtmlTable",
+    "SuiteResult",
+    "counters_table",
+    "headline_tables",
+    "html_table",
+    "render_report",
+    "write_report",
+]
 
 TEMPLATE = "template.html.j2"
 
@@ -147,6 +155,29 @@ def counters_table(
 _ORDER = {name: i for i, name in enumerate(REGISTRY)}
 
 
+def headline_tables(doc: Mapping[str, object]) -> list[Table]:
+    """The result's headline figures (:func:`ssdlab.suites.headline`, what ``ssdlab compare`` puts side by
+    side), as one table; none for a result without any.
+
+    Examples
+    --------
+    >>> t = headline_tables({"suite": "snia-iops", "window_average_iops": 51234.5, "waf": None})[0]
+    >>> list(t.columns[0].cells), list(t.columns[1].cells)
+    (['steady-state IOPS', 'WAF', 'steady at round'], ['51,234', '-', '-'])
+    """
+    figures = suites.headline(doc)
+    if not figures:
+        return []
+    t = Table(title="Headline figures (as ssdlab compare lists them)")
+    t.add_column("figure")
+    t.add_column("value", justify="right")
+    t.add_column("unit")
+    for h in figures:
+        value = "-" if h.value is None else f"{h.value:,.0f}" if abs(h.value) >= 100 else f"{h.value:,.3g}"
+        t.add_row(h.name, value, h.unit)
+    return [t]
+
+
 @dataclass(frozen=True)
 class HtmlFigure:
     """A suite's figure as the template shows it: the PNG as base64."""
@@ -184,7 +215,7 @@ def render_report(result: SuiteResult, created: datetime | None = None) -> str:
         version=str(doc["ssdlab_version"]),
         created_iso=created.isoformat(timespec="seconds"),
         created=created.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
-        tables=[html_table(t) for t in result.tables()],
+        tables=[html_table(t) for t in (*result.tables(), *headline_tables(doc))],
         figures=figures,
         counters=None if not counters else html_table(counters_table(counters, describe=True)),
         config_toml=str(doc["config_toml"]),

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ssdlab.errors import workload_error
-from ssdlab.suites._common import Progress
+from ssdlab.suites._common import Progress, number
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -36,14 +36,18 @@ __all__ = [
     "CdmResult",
     "CdmRow",
     "CdmTest",
+    "Curve",
     "FillResult",
+    "Headline",
     "ReportFigure",
     "SniaIopsResult",
     "Suite",
     "SuiteOptions",
     "SuiteResult",
     "compare_fill_curve",
+    "curves",
     "get",
+    "headline",
     "register",
     "registry",
     "run_cdm",
@@ -87,6 +91,32 @@ class ReportFigure:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """One headline figure of a result (a CDM row's MB/s, a fill's average): what ``ssdlab compare`` puts
+    side by side. ``name`` is unique within the result and the same for the same figure of another drive;
+    ``value`` is None where the result has no such figure (a counter a real target cannot observe)."""
+
+    name: str
+    value: float | None
+    unit: str
+    lower_is_better: bool = False
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One curve of a result (a fill's MB/s over the fill, a QD scaling curve); ``ssdlab compare`` overlays
+    the curves of the same ``plot`` from every input. ``series`` tells curves of one result on the same plot
+    apart (``"read"``, ``"HMB off"``)."""
+
+    plot: str
+    x_label: str
+    y_label: str
+    x: list[float]
+    y: list[float]
+    series: str = ""
+
+
+@dataclass(frozen=True)
 class Suite:
     """One ``--suite``: what it is called, what it reads, how it runs and what its report adds."""
 
@@ -102,6 +132,10 @@ class Suite:
     plot: Callable[[Any, Path], Path] | None = None
     #: Raises if ``plot`` cannot run here (a missing library), before the suite runs for minutes.
     plot_check: Callable[[], None] | None = None
+    #: ``headline(result_dict)``: the figures ``ssdlab compare`` and the report list (see :func:`headline`).
+    headline: Callable[[Mapping[str, Any]], list[Headline]] | None = None
+    #: ``curves(result_dict)``: the curves ``ssdlab compare`` overlays, if the suite draws any.
+    curves: Callable[[Mapping[str, Any]], list[Curve]] | None = None
 
     def check(self, options: SuiteOptions) -> None:
         """A :class:`ssdlab.WorkloadError` naming an option this suite does not read."""
@@ -143,6 +177,43 @@ def get(name: str) -> Suite:
     if name not in suites:
         raise workload_error("suite", f"unknown suite {name!r}; use one of {', '.join(suites)}", name)
     return suites[name]
+
+
+#: Names under which a suite's results are saved when they differ from its ``--suite`` name (``cdm`` is 8).
+_RESULT_NAME = {"cdm": "cdm8"}
+
+
+def result_name(name: str) -> str:
+    """The ``suite`` field of the results of ``--suite name``.
+
+    Examples
+    --------
+    >>> result_name("cdm"), result_name("cdm6"), result_name("fill")
+    ('cdm8', 'cdm6', 'fill')
+    """
+    return _RESULT_NAME.get(name, name)
+
+
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """The headline figures of a result dict (a suite result's ``to_dict()``, or a saved result JSON): the
+    suite's own :attr:`Suite.headline`, or, for a suite without one, its top-level numbers.
+
+    Examples
+    --------
+    >>> doc = {"suite": "snia-iops", "window_average_iops": 51234.5, "waf": 2.5, "steady_round": 7}
+    >>> [(h.name, h.value, h.unit) for h in headline(doc)]
+    [('steady-state IOPS', 51234.5, 'IOPS'), ('WAF', 2.5, 'ratio'), ('steady at round', 7.0, 'round')]
+    """
+    suite = get(str(doc.get("suite")))
+    if suite.headline is not None:
+        return suite.headline(doc)
+    return [Headline(k, number(v), "") for k, v in doc.items() if k != "seed" and number(v) is not None]
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """The curves of a result dict (:attr:`Suite.curves`; none for a suite without)."""
+    suite = get(str(doc.get("suite")))
+    return suite.curves(doc) if suite.curves is not None else []
 
 
 # The suites' main names, importable from here; loaded on first use so that ssdlab.precondition (which the

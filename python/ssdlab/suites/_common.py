@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-__all__ = ["NativeProgress", "Progress", "run_seed", "scaled", "sub"]
+__all__ = ["NativeProgress", "Progress", "number", "run_seed", "scaled", "sub"]
 
 #: ``progress(fraction_done, what_is_running)``, as the suites and preconditioning steps take it.
 Progress = Callable[[float, str], None]
@@ -87,3 +87,17 @@ def sub(progress: Progress | None, start: float, end: float) -> Progress | None:
         cb(_between(start, end, fraction), what)
 
     return report
+
+
+def number(value: object) -> float | None:
+    """A result-dict value as a figure: a number (not a boolean) as float; null, NaN (what a real target
+    cannot observe) or anything else as None.
+
+    Examples
+    --------
+    >>> number(3), number(2.5), number(None), number(float("nan")), number(True)
+    (3.0, 2.5, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if value != value else float(value)  # NaN != NaN

@@ -35,8 +35,9 @@ Examples
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.table import Table
 
@@ -45,8 +46,8 @@ from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
-from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, run_seed, sub
+from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed, sub
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
@@ -409,6 +410,32 @@ def run_anandtech(
     return AnandTechResult(drive.name, seed, max_gb, results, text)
 
 
+def _label(r: Mapping[str, Any]) -> str:
+    variant = r.get("variant") or "-"
+    return str(r["name"]) + ("" if variant == "-" else f" ({variant})")
+
+
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """Each test's score (bursts: bytes / busy time; sustained: mean of QD1, QD2, QD4) per variant."""
+    return [Headline(_label(r), number(r["mbps"]), "MB/s") for r in doc["results"]]
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """The sustained tests' queue-depth scaling, one plot per test, a series per variant."""
+    return [
+        Curve(
+            str(r["name"]),
+            "queue depth",
+            "MB/s",
+            [float(p["qd"]) for p in r["qd"]],
+            [p["mbps"] for p in r["qd"]],
+            "" if (r.get("variant") or "-") == "-" else str(r["variant"]),
+        )
+        for r in doc["results"]
+        if r.get("qd")
+    ]
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> AnandTechResult:
     max_gb = 32.0 if o.test_size is None else parse_size(o.test_size, "test_size") / GB
     return run_anandtech(drive, max_gb=max_gb, seed=o.seed, progress=progress)
@@ -421,5 +448,7 @@ register(
         "(--test-size: the most each step moves, 32g)",
         run=_suite_run,
         options=frozenset({"test_size"}),
+        headline=headline,
+        curves=curves,
     )
 )

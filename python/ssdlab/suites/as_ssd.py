@@ -39,8 +39,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.table import Table
 
@@ -48,8 +49,8 @@ from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, run_seed
+from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
@@ -294,6 +295,27 @@ def run_as_ssd(
     )
 
 
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """The three scores, the six throughputs and the two access times, as AS SSD's window shows them."""
+    out = [Headline(f"score {k}", number(doc["score"][k]), "points") for k in ("read", "write", "total")]
+    for label, key in (("Seq", "seq"), ("4K", "k4"), ("4K-64Thrd", "k4_64")):
+        for d in ("read", "write"):
+            out.append(Headline(f"{label} {d}", number(doc[f"{key}_{d}_mbps"]), "MB/s"))
+    for d in ("read", "write"):
+        out.append(Headline(f"Acc.time {d}", number(doc[f"access_{d}_ms"]), "ms", lower_is_better=True))
+    return out
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """The compression test: read and write MB/s against the data's compressible share."""
+    pts = doc.get("compression", [])
+    x = [float(p["percent"]) for p in pts]
+    return [
+        Curve("compression", "compressible share (%)", "MB/s", x, [p[f"{d}_mbps"] for p in pts], d)
+        for d in ("read", "write")
+    ]
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> AsSsdResult:
     return run_as_ssd(drive, max_time=o.duration or "10s", seed=o.seed, progress=progress)
 
@@ -305,5 +327,7 @@ register(
         "(--duration caps each 4K run, 10s)",
         run=_suite_run,
         options=frozenset({"duration"}),
+        headline=headline,
+        curves=curves,
     )
 )

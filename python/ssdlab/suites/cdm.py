@@ -37,8 +37,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.table import Table
 
@@ -48,8 +49,8 @@ from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, run_seed, scaled
+from ssdlab.suites import Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed, scaled
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
@@ -423,6 +424,26 @@ def run_cdm(
     )
 
 
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """Each row's MB/s, IOPS and mean latency, as CrystalDiskMark shows them (``ssdlab compare``).
+
+    Examples
+    --------
+    >>> row = {"test": "RND4K Q1T1", "direction": "read", "mbps": 80.0, "iops": 19531.25, "latency_us": 51.2}
+    >>> [(h.name, h.value, h.unit) for h in headline({"rows": [row]})][::2]
+    [('RND4K Q1T1 read MB/s', 80.0, 'MB/s'), ('RND4K Q1T1 read latency', 51.2, 'us')]
+    """
+    out = []
+    for r in doc["rows"]:
+        label = f"{r['test']} {r['direction']}"
+        out += [
+            Headline(f"{label} MB/s", number(r["mbps"]), "MB/s"),
+            Headline(f"{label} IOPS", number(r["iops"]), "IOPS"),
+            Headline(f"{label} latency", number(r["latency_us"]), "us", lower_is_better=True),
+        ]
+    return out
+
+
 def _suite_run(version: str) -> Callable[[Drive, SuiteOptions, Progress | None], CdmResult]:
     def run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> CdmResult:
         return run_cdm(
@@ -448,5 +469,6 @@ for _name, _version in {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}}.item
             help=f"CrystalDiskMark {_version}" + (" (the current version)" if _name == "cdm" else ""),
             run=_suite_run(_version),
             options=frozenset({"test_size", "runs", "duration", "interval"}),
+            headline=headline,
         )
     )

@@ -28,8 +28,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.table import Table
 
@@ -38,8 +39,8 @@ from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters, delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, run_seed
+from ssdlab.suites import Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
@@ -294,6 +295,21 @@ def run_dbmix(
     )
 
 
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """Per case, suspension off and on: IOPS (reads + writes), read mean and maximum, write maximum."""
+    out = []
+    for r in doc["rows"]:
+        label = f"{r['case']} susp. {'on' if r['suspension'] else 'off'}"
+        iops = [number(r["read_iops"]), number(r["write_iops"])]
+        out += [
+            Headline(f"{label} IOPS", None if None in iops else sum(v or 0.0 for v in iops), "IOPS"),
+            Headline(f"{label} read avg", number(r["read_avg_us"]), "us", lower_is_better=True),
+            Headline(f"{label} read max", number(r["read_max_us"]), "us", lower_is_better=True),
+            Headline(f"{label} write max", number(r["write_max_us"]), "us", lower_is_better=True),
+        ]
+    return out
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> DbmixResult:
     return run_dbmix(drive, runtime=o.duration or "60s", seed=o.seed, progress=progress)
 
@@ -304,5 +320,6 @@ register(
         help="the Starblaze database mix, suspension off and on (--duration = each case's length)",
         run=_suite_run,
         options=frozenset({"duration"}),
+        headline=headline,
     )
 )

@@ -31,9 +31,10 @@ True
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -44,8 +45,8 @@ from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
-from ssdlab.suites import ReportFigure, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, scaled
+from ssdlab.suites import Curve, Headline, ReportFigure, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, scaled
 from ssdlab.units import parse_size
 
 __all__ = [
@@ -489,6 +490,40 @@ def report_figures(result: FillResult) -> list[ReportFigure]:
     ]
 
 
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """The average, the last 16 GB, the SLC cache (host GB written before it stopped absorbing the writes;
+    None if it never did), the WAF and each level's MB/s (``ssdlab compare``).
+
+    Examples
+    --------
+    >>> pts = [{"host_bytes": (i + 1) * GB, "chunk_bytes": GB} for i in range(4)]
+    >>> doc = {"average_mbps": 900.0, "last16_mbps": 400.0, "waf": 1.1, "cache_exhausted_at": 2,
+    ...        "points": pts, "levels": [{"mbps": 1600.0}, {"mbps": 400.0}]}
+    >>> [(h.name, h.value) for h in headline(doc)]  # doctest: +NORMALIZE_WHITESPACE
+    [('average', 900.0), ('last 16 GB', 400.0), ('SLC cache', 2.0), ('WAF', 1.1),
+     ('level 1', 1600.0), ('level 2', 400.0)]
+    """
+    at = doc.get("cache_exhausted_at")
+    slc = None
+    if isinstance(at, int) and at < len(doc["points"]):
+        p = doc["points"][at]
+        slc = (p["host_bytes"] - p["chunk_bytes"]) / GB
+    out = [
+        Headline("average", number(doc["average_mbps"]), "MB/s"),
+        Headline("last 16 GB", number(doc["last16_mbps"]), "MB/s"),
+        Headline("SLC cache", slc, "GB"),
+        Headline("WAF", number(doc.get("waf")), "ratio", lower_is_better=True),
+    ]
+    return out + [Headline(f"level {i}", number(lv["mbps"]), "MB/s") for i, lv in enumerate(doc["levels"], 1)]
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """The fill curve: MB/s of each chunk against the fill level at its end."""
+    pts = doc["points"]
+    x = [100 * p["fill_end"] for p in pts]
+    return [Curve("fill", "fill (% of the user capacity)", "write MB/s", x, [p["mbps"] for p in pts])]
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> FillResult:
     return run_fill(drive, progress=progress)
 
@@ -501,5 +536,7 @@ register(
         figures=report_figures,
         plot=FillResult.plot,
         plot_check=require_matplotlib,
+        headline=headline,
+        curves=curves,
     )
 )

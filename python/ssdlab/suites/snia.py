@@ -30,7 +30,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from rich.table import Table
 
@@ -40,8 +42,8 @@ from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import Phase, SteadyState, purge, snia_wipc, steady_state
-from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, run_seed, scaled, sub
+from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -273,6 +275,22 @@ def run_snia_iops(
     )
 
 
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """The steady-state IOPS (the window's average), the WAF and the round the window was steady at."""
+    return [
+        Headline("steady-state IOPS", number(doc["window_average_iops"]), "IOPS"),
+        Headline("WAF", number(doc.get("waf")), "ratio", lower_is_better=True),
+        Headline("steady at round", number(doc.get("steady_round")), "round", lower_is_better=True),
+    ]
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """The tracking variable's IOPS per round."""
+    rounds = doc.get("rounds", [])
+    x = [float(r["round"]) for r in rounds]
+    return [Curve("rounds", "round", "IOPS", x, [r["iops"] for r in rounds])]
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> SniaIopsResult:
     return run_snia_iops(drive, round_time=o.duration or "60s", seed=o.seed, progress=progress)
 
@@ -283,5 +301,7 @@ register(
         help="SNIA PTS IOPS test's steady state (4 KiB random-write tracking variable; --duration = round)",
         run=_suite_run,
         options=frozenset({"duration"}),
+        headline=headline,
+        curves=curves,
     )
 )

@@ -1,0 +1,206 @@
+"""``ssdlab sweep``: the points a spec expands to, the samplers' bounds, resuming an interrupted sweep on a
+2-worker LocalCluster on loopback, the same point giving the same figures on either worker, and bad specs."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ssdlab import sweep
+from ssdlab.errors import WorkloadError
+from test_cli import ssdlab_cli
+
+HEAD = """
+[sweep]
+drive = "generic-tlc-dram"
+scale_capacity_gb = 8
+"""
+
+WORKLOAD = """
+[workloads.rr]
+rw = "randread"
+iodepth = 4
+size = "64m"
+runtime = "5ms"
+prefill = true
+"""
+
+
+def spec(body: str, head: str = HEAD, workload: str = WORKLOAD) -> sweep.Spec:
+    return sweep.parse_spec(textwrap.dedent(head + body + workload))
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        c.wait_for_workers(2)
+        yield c
+
+
+def test_grid_is_every_combination_times_workloads_times_seeds() -> None:
+    s = spec(
+        """
+        seeds = [1, 2]
+        [parameters]
+        "nand.tR_us" = [40, 60, 80]
+        "workload.iodepth" = { min = 1, max = 16, steps = 3, log = true, integer = true }
+        """,
+        workload=WORKLOAD + '[workloads.rw]\nrw = "randwrite"\nsize = "64m"\nruntime = "5ms"\n',
+    )
+    points = s.points()
+    assert len(points) == 3 * 3 * 2 * 2
+    assert [p.index for p in points] == list(range(len(points)))
+    # QD 1, 4, 16: log-spaced, whole numbers
+    assert sorted({p.workload["iodepth"] for p in points}) == [1, 4, 16]
+    combos = {(p.overrides["nand.tR_us"], p.workload["iodepth"], p.workload_name, p.seed) for p in points}
+    assert len(combos) == len(points)
+    # the drive parameter goes to the drive, the workload one to the workload; both are columns
+    first = points[0]
+    assert first.overrides == {"nand.tR_us": 40} and first.params == {"nand.tR_us": 40, "workload.iodepth": 1}
+    assert first.prefill and not next(p for p in points if p.workload_name == "rw").prefill
+    assert len({p.key for p in points}) == len(points)
+
+
+def test_point_key_depends_on_what_the_run_depends_on_only() -> None:
+    a = spec('[parameters]\n"nand.tR_us" = [40, 60]\n').points()
+    b = spec('[sweep.set]\n"nand.tPROG_us" = 500\n[parameters]\n"nand.tR_us" = [60, 40]\n').points()
+    # reordered values: same points, same keys, other indexes
+    again = spec('[parameters]\n"nand.tR_us" = [60, 40]\n').points()
+    assert {p.key for p in a} == {p.key for p in again}
+    assert a[0].key == again[1].key and a[0].index != again[1].index
+    # a fixed override changes every point
+    assert not {p.key for p in a} & {p.key for p in b}
+
+
+def test_lhs_puts_one_sample_in_each_stratum_of_each_range() -> None:
+    n = 10
+    s = spec(
+        f"""
+        sampler = "lhs"
+        samples = {n}
+        seed = 3
+        [parameters]
+        "nand.tR_us" = {{ min = 30, max = 90 }}
+        "nand.tPROG_us" = {{ min = 300, max = 1200, log = true }}
+        """
+    )
+    samples = s.samples_u()
+    assert len(samples) == n
+    tr = [v[0] for v in samples]
+    assert all(30 <= v <= 90 for v in tr)
+    assert sorted(int((v - 30) / 60 * n) for v in tr) == list(range(n))  # one per stratum
+    import math
+
+    tp = [v[1] for v in samples]
+    assert all(300 <= v <= 1200 for v in tp)
+    strata = [int((math.log(v) - math.log(300)) / (math.log(1200) - math.log(300)) * n) for v in tp]
+    assert sorted(strata) == list(range(n))
+    assert s.samples_u() == samples  # the sampler's seed fixes the sample
+
+
+def test_random_sample_stays_within_bounds_and_picks_among_listed_values() -> None:
+    s = spec(
+        """
+        sampler = "random"
+        samples = 50
+        [parameters]
+        "nand.tR_us" = { min = 30, max = 90, integer = true }
+        "workload.size" = ["16m", "64m"]
+        """
+    )
+    samples = s.samples_u()
+    assert all(isinstance(a, int) and 30 <= a <= 90 for a, _ in samples)
+    assert {b for _, b in samples} == {"16m", "64m"}
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('sampler = "sobol"\n', "sweep.sampler"),
+        ("samples = 0\n", "sweep.samples"),
+        ('[parameters]\n"nand.tR_us" = { min = 30, max = 90 }\n', "parameters.nand.tR_us.steps"),
+        ('[parameters]\n"nand.tR_us" = { min = 90, max = 30, steps = 2 }\n', "parameters.nand.tR_us.max"),
+        ('[parameters]\n"workload.iodeph" = [1, 2]\n', "parameters.workload.iodeph"),
+        ('[parameters]\n"nand.no_such_key" = [1, 2]\n', "parameters.nand.no_such_key"),
+        ('[parameters]\n"nand.tR_us" = [-5]\n', "parameters.nand.tR_us"),
+        ('[plot]\nx = "nand.tR_us"\n', "plot.x"),
+        ('[workloads.rr2]\nrw = "randread"\niodeph = 4\n', "workloads.rr2.iodeph"),
+        ('[workloads.rr2]\nrw = "sideways"\n', "workloads.rr2.rw"),
+    ],
+)
+def test_bad_spec_names_the_key(body: str, key: str) -> None:
+    with pytest.raises(WorkloadError) as e:
+        spec(body)
+    assert e.value.field == key, str(e.value)
+
+
+def test_cli_bad_spec_exits_2_naming_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(HEAD + 'sampler = "sobol"\n' + WORKLOAD)
+    run = ssdlab_cli("sweep", str(path), "--workers", "1")
+    assert run.returncode == 2
+    assert run.stderr.startswith("error: sweep.sampler:"), run.stderr
+    missing = tmp_path / "no-drive.toml"
+    missing.write_text('[sweep]\ndrive = "nope.toml"\n' + WORKLOAD)
+    run = ssdlab_cli("sweep", str(missing))
+    assert run.returncode == 2 and run.stderr.startswith("error: sweep.drive:"), run.stderr
+
+
+class Stop(Exception):
+    """Stands for Ctrl-C in the middle of a sweep."""
+
+
+def test_an_interrupted_sweep_keeps_what_finished_and_resumes_with_the_rest(
+    client: Any, tmp_path: Path
+) -> None:
+    s = spec('seeds = [1, 2, 3]\n[parameters]\n"nand.tR_us" = [40, 60]\n')
+    out = tmp_path / "r.parquet"
+    total = len(s.points())
+    seen = []
+
+    def stop_after_two(row: dict[str, Any]) -> None:
+        seen.append(row)
+        if len(seen) == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        sweep.run_sweep(s, out, client=client, on_row=stop_after_two, flush_rows=1)
+    kept = sweep.read_results(out)
+    assert kept is not None and kept.num_rows == 2  # flushed before the error went up
+    resumed = sweep.run_sweep(s, out, client=client)
+    assert (resumed.total, resumed.skipped, resumed.ran) == (total, 2, total - 2)
+    table = sweep.read_results(out)
+    assert sorted(table.column("key").to_pylist()) == sorted(p.key for p in s.points())
+    assert len(list(out.glob("part-*.parquet"))) == 1  # compacted once complete
+    again = sweep.run_sweep(s, out, client=client)
+    assert (again.ran, again.skipped) == (0, total)
+    # a spec that adds a value runs only the new points
+    more = spec('seeds = [1, 2, 3]\n[parameters]\n"nand.tR_us" = [40, 60, 80]\n')
+    grown = sweep.run_sweep(more, out, client=client)
+    assert (grown.ran, grown.skipped) == (3, total)
+    rows = sweep.read_results(out).to_pylist()
+    assert {r["nand.tR_us"] for r in rows} == {40, 60, 80}
+    paths = sweep.plot_sensitivity(more, out)
+    assert paths and paths[0].read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_same_point_gives_the_same_figures_on_either_worker(client: Any) -> None:
+    s = spec('[parameters]\n"workload.iodepth" = [8]\n', workload=WORKLOAD.replace('"randread"', '"randrw"'))
+    point = s.points()[0]
+    addresses = sorted(client.scheduler_info()["workers"])
+    assert len(addresses) == 2
+    rows = [client.submit(sweep.run_point, point, workers=[a], pure=False).result() for a in addresses]
+    assert rows[0]["worker"] != rows[1]["worker"]
+    for m in sweep.METRICS:
+        assert rows[0][m] == rows[1][m], m
+    assert rows[0]["iops"] > 0 and rows[0]["key"] == rows[1]["key"] == point.key
