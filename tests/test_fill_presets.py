@@ -53,7 +53,8 @@ class Filled:
         """Fill at which the SLC cache is used up: host data written w = static + min(f * (capacity - w) / 3,
         bound * capacity)."""
         c = self.slc_cache
-        static, k, bound = c["static_gb"] * GB, c["dynamic_fraction"] / 3, c["dynamic_max_pct"] / 100 * self.cap
+        static, k = c["static_gb"] * GB, c["dynamic_fraction"] / 3
+        bound = c["dynamic_max_pct"] / 100 * self.cap
         if k * (self.cap - static - bound) >= bound:
             return (static + bound) / self.cap
         return (static + k * self.cap) / (1 + k) / self.cap

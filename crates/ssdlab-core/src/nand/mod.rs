@@ -100,10 +100,10 @@ impl Timing {
 /// Per-operation NAND times drawn between the typical and the maximum a datasheet gives (`tR_max_us`,
 /// `tPROG_max_us`, `tBERS_max_ms`), for native-mode reads and programs and for erases.
 ///
-/// Shape: triangular, its mode at the typical time and zero density at the maximum, drawn as
-/// `typ + (max - typ) * min(u1, u2)`. The typical time is the common case and the maximum a bound the part
-/// guarantees and seldom reaches (program and erase loop counts cluster near the typical); the draw never
-/// exceeds the maximum, and its mean is `typ + (max - typ) / 3`.
+/// Shape: uniform between the two. A datasheet gives only the two numbers, so the draw assumes nothing
+/// between them (the maximum-entropy choice for a bounded interval), never leaves it, and costs one draw;
+/// its mean is `(typ + max) / 2`. (A triangular shape with its mode at typical was tried: it gave the
+/// Starblaze mix's worst reads no better and its averages no better, docs/model.md.)
 #[derive(Clone, Debug)]
 #[allow(non_snake_case)]
 struct Spread {
@@ -135,14 +135,14 @@ impl Spread {
         any.then_some(s)
     }
 
-    /// A draw in 0..=range, triangular with its mode at 0.
+    /// A draw in 0..range, uniform.
     #[inline]
     fn draw(&mut self, range: Ns) -> Ns {
         use rand::RngExt;
         if range == 0 {
             return 0;
         }
-        let u: f64 = self.rng.random::<f64>().min(self.rng.random::<f64>());
+        let u: f64 = self.rng.random::<f64>();
         (u * range as f64) as Ns
     }
 
