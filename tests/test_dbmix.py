@@ -34,9 +34,11 @@ def test_rates_follow_the_published_iops(res: ssdlab.suites.dbmix.DbmixResult) -
 def test_suspension_bounds_the_worst_read(res: ssdlab.suites.dbmix.DbmixResult) -> None:
     n = _nand(res)
     s = n["suspension"]
-    t_r = n["tR_us"][0]
+    # Each operation's time is drawn between typical and maximum: the bounds take the maxima, the floor the
+    # typical program.
+    t_r = max(n["tR_max_us"] or n["tR_us"])
     tprog = n["tPROG_us"][0]
-    tbers = n["tBERS_ms"] * 1000
+    tbers = max(n["tBERS_max_ms"], n["tBERS_ms"]) * 1000
     bound = s["tSUSP_erase_us"] + 4 * t_r + 100  # erase-suspend latency + a few reads + fixed overheads
     for case in ("2r1w_1thread", "5r4w_2thread"):
         off, on = res.row(case, False), res.row(case, True)
@@ -72,10 +74,12 @@ def test_unknown_case_is_a_workload_error() -> None:
 
 @pytest.mark.slow
 def test_full_size_worst_reads_match_published() -> None:
-    """The full 960 GB drive, one case for 15 s (~1 min): the worst read without suspension waits for an
-    erase (published ~10 ms), with it for an erase suspension (~2 ms, the fitted ``tSUSP_erase_us``)."""
+    """The full 960 GB drive, one case for 60 s, the suite's default (~1 min): the worst read without
+    suspension waits for an erase (published ~10 ms; erase times are drawn between 5 and 10 ms, so the worst
+    needs a run long enough for reads to meet a long one), with it for an erase suspension (~2 ms, the fitted
+    ``tSUSP_erase_us``)."""
     pub = reference.db_test()
-    res = run_dbmix(ssdlab.Drive.from_preset("enterprise-tlc"), runtime="15s", cases=["2r1w_1thread"])
+    res = run_dbmix(ssdlab.Drive.from_preset("enterprise-tlc"), runtime="60s", cases=["2r1w_1thread"])
     p = pub[("2r1w_1thread", "read")]
     off, on = res.row("2r1w_1thread", False), res.row("2r1w_1thread", True)
     assert off.read_max_us == pytest.approx(p["max_lat_us_no_suspend"], rel=0.10)

@@ -1,7 +1,7 @@
 """Presets of one family share its controller, firmware and NAND-generation parameters: a member differs from
 another only in what its hardware changes (capacity, die count and size, link, HMB size). So a value fitted
-on one member (bg4-128gb's SLC cache and fold policy) is the family's, and the out-of-sample members
-(bg4-256gb, bg3-512gb) carry nothing fitted to their own results.
+on one member (bg4-128gb's SLC cache bound and fold policy) is the family's, and the out-of-sample members
+(bg4-256gb, bg4-512gb, bg3-128gb, bg3-256gb, bg3-512gb) carry nothing fitted to their own results.
 
 The files say so by inheritance: ``base = "bg4"`` names ``presets/families/bg4.toml`` and the preset gives
 only its own keys; the chain resolves (tables merged key by key, the child winning) to the complete config."""
@@ -46,19 +46,23 @@ def differing(a: str, b: str) -> set[str]:
 @pytest.mark.parametrize(
     ("member", "allowed"),
     [
-        # same 256 Gbit BiCS4 die, twice as many
+        # same 256 Gbit BiCS4 die, twice or four times as many
         ("bg4-256gb", NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg4-512gb", NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         # 512 Gbit BiCS4 dies: more blocks per plane, their own SLC-mode program time; and no whole-block
         # folding near full (see its preset: no published 1TB fill curve justifies it)
         ("bg4-1tb", NAMES | GEOMETRY | {"nand.slc_tPROG_us", "ftl.slc_cache.fold_whole_blocks_above_fill"}),
         # the BG3: PCIe x2, a 38 MiB HMB, and the 64-layer BiCS3 generation's geometry and timings
-        (
-            "bg3-512gb",
-            NAMES
-            | GEOMETRY
-            | {"link.lanes", "controller.map_cache.hmb_size_mib", "nand.pages_per_block"}
-            | {"nand.tR_us", "nand.tPROG_us", "nand.slc_tPROG_us", "nand.bus_mts"},
-        ),
+        *[
+            (
+                bg3,
+                NAMES
+                | GEOMETRY
+                | {"link.lanes", "controller.map_cache.hmb_size_mib", "nand.pages_per_block"}
+                | {"nand.tR_us", "nand.tPROG_us", "nand.slc_tPROG_us", "nand.bus_mts"},
+            )
+            for bg3 in ("bg3-128gb", "bg3-256gb", "bg3-512gb")
+        ],
     ],
 )
 def test_bg_family_members_differ_from_bg4_128gb_only_in_hardware(member: str, allowed: set[str]) -> None:
@@ -79,6 +83,9 @@ def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
     [
         ("bg4-128gb", "bg4", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         ("bg4-256gb", "bg4", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg4-512gb", "bg4", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg3-128gb", "bg3", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("bg3-256gb", "bg3", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         ("bg3-512gb", "bg3", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         (
             "bg4-1tb",

@@ -26,9 +26,13 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
     let cfg = d.config().clone();
     let cap = d.capacity_bytes() as f64;
     let r = seq_write(&mut d, 0, cap as u64);
-    // Budget while filling from empty: S + f * (U - m) / bits; SLC writes stop when m reaches it.
-    let (s, f) = (cfg.ftl.slc_cache.static_gb * 1e9, cfg.ftl.slc_cache.dynamic_fraction);
-    let want = (s + f * cap / 3.0) / (1.0 + f / 3.0);
+    // Budget while filling from empty: S + min(f * (U - m) / bits, B * U); SLC writes stop when m reaches
+    // it: at S + B * U while the bound holds there, else where the free-space term meets m.
+    let c = &cfg.ftl.slc_cache;
+    let (s, f, bound) = (c.static_gb * 1e9, c.dynamic_fraction, c.dynamic_max_pct / 100.0 * cap);
+    let at_bound = s + bound;
+    let want =
+        if f * (cap - at_bound) / 3.0 >= bound { at_bound } else { (s + f * cap / 3.0) / (1.0 + f / 3.0) };
     let unit = 2.0 * 16384.0; // one SLC program unit: 2 planes x one 16 KiB page
     let got = r.counters[C::slc_bytes_written];
     assert!((got - want).abs() <= 2.0 * unit, "SLC bytes {got}, budget {want}");
@@ -37,6 +41,31 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
     assert!((0.0..1e6).contains(&left), "static part only (the fill leaves < 128 KiB unwritten): {left}");
     // Everything written in SLC mode is still there or was folded (as free blocks ran low near the end).
     assert_eq!(r.counters[C::slc_cache_used_bytes] + r.counters[C::folded_bytes], got);
+}
+
+#[test]
+fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
+    // 16 GB; static 0.5 GB, all free capacity / 3, bounded at 10% of capacity (1.6 GB).
+    let mut d = small(&[
+        NO_IDLE_FOLD,
+        ("ftl.slc_cache.static_gb", "0.5"),
+        ("ftl.slc_cache.dynamic_fraction", "1.0"),
+        ("ftl.slc_cache.dynamic_max_pct", "10"),
+    ]);
+    let cap = d.capacity_bytes() as f64;
+    let slot = 4096.0;
+    // 4 GiB written: free / 3 = 3.9 GB, above the bound, so the cache is 0.5 + 1.6 GB.
+    let r = seq_write(&mut d, 0, 4 << 30);
+    let want = 0.5e9 + 0.1 * cap;
+    let size = r.counters[C::slc_cache_size_bytes];
+    assert!((size - want).abs() <= 2.0 * slot, "bounded: {size} vs {want}");
+    // ... of which 2.1 GB went in SLC mode: the cache filled at its size, then host data went to TLC.
+    assert!((r.counters[C::slc_bytes_written] - want).abs() <= 2.0 * 32768.0);
+    // 12 GiB written: free / 3 = 1.04 GB, below the bound: the cache follows free space.
+    let r = seq_write(&mut d, 4 << 30, 8 << 30);
+    let want = 0.5e9 + (cap - (12u64 << 30) as f64) / 3.0;
+    let size = r.counters[C::slc_cache_size_bytes];
+    assert!((size - want).abs() <= 2.0 * slot, "free-space bound: {size} vs {want}");
 }
 
 #[test]

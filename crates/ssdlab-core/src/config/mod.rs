@@ -277,8 +277,13 @@ pub struct SlcCacheConfig {
     pub enabled: bool,
     /// SLC capacity that never goes away, decimal GB of host data.
     pub static_gb: f64,
-    /// Share of unwritten user capacity that may run in SLC mode (0..=1).
+    /// Share of unwritten user capacity that may run in SLC mode (0..=1): the dynamic part is
+    /// `dynamic_fraction * unwritten / bits_per_cell` (1 = all free native capacity, "free TLC / 3").
     pub dynamic_fraction: f64,
+    /// Upper bound of the dynamic part, percent of the user capacity in host data (0..=100; at or above
+    /// `100 * dynamic_fraction / bits_per_cell` it never binds). Firmware caps the SLC blocks it lends
+    /// out, so the cache scales with capacity but not with free space alone.
+    pub dynamic_max_pct: f64,
     /// What host writes do past a full cache (below `fold_above_fill`): `direct` to native blocks, or
     /// `fold` through SLC, a whole block folded at a time.
     pub post_cache: PostCache,
@@ -362,6 +367,13 @@ pub struct NandConfig {
     pub slc_tPROG_us: f64,
     /// Block erase.
     pub tBERS_ms: f64,
+    /// Maximum page read per page type, like `tR_us`: each native-mode read takes a time drawn between
+    /// `tR_us` and this (`[]`: no spread, every read takes `tR_us`).
+    pub tR_max_us: Vec<f64>,
+    /// Maximum program time, like `tPROG_us` (`[]`: no spread).
+    pub tPROG_max_us: Vec<f64>,
+    /// Maximum block erase (0: no spread).
+    pub tBERS_max_ms: f64,
     /// Command + address cycles before each array operation.
     pub command_overhead_ns: u64,
     /// Cache read: the die senses the next page while the last one moves out over the channel. Without

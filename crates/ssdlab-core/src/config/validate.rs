@@ -243,6 +243,34 @@ impl DriveConfig {
         for &t in &n.tPROG_us {
             c.range_f("nand.tPROG_us", t, 10.0, 100_000.0);
         }
+        // Spreads: none, or a maximum at or above the typical time for every page type.
+        let spreads = [
+            ("nand.tR_max_us", "tR_us", &n.tR_max_us, &n.tR_us),
+            ("nand.tPROG_max_us", "tPROG_us", &n.tPROG_max_us, &n.tPROG_us),
+        ];
+        for (key, typ_key, max, typ) in spreads {
+            c.check(
+                max.is_empty() || max.len() == typ.len(),
+                key,
+                &format!("needs [] (no spread) or {} values, one per value of {typ_key}", typ.len()),
+                max.len(),
+            );
+            for (&m, &t) in max.iter().zip(typ.iter()) {
+                let ok = m.is_finite() && m >= t && m <= 100_000.0;
+                c.check(
+                    ok,
+                    key,
+                    &format!("must be at least the typical {typ_key} {t} and at most 100000"),
+                    m,
+                );
+            }
+        }
+        c.check(
+            n.tBERS_max_ms == 0.0 || (n.tBERS_max_ms >= n.tBERS_ms && n.tBERS_max_ms <= 1_000.0),
+            "nand.tBERS_max_ms",
+            &format!("must be 0 (no spread) or {}..=1000 (at least tBERS_ms)", n.tBERS_ms),
+            n.tBERS_max_ms,
+        );
         c.range_f("nand.slc_tR_us", n.slc_tR_us, 1.0, 10_000.0);
         c.range_f("nand.slc_tPROG_us", n.slc_tPROG_us, 10.0, 100_000.0);
         if n.bus_mode == BusMode::Async {
@@ -305,6 +333,7 @@ impl DriveConfig {
         );
         c.range_f("ftl.slc_cache.static_gb", f.slc_cache.static_gb, 0.0, 1e6);
         c.range_f("ftl.slc_cache.dynamic_fraction", f.slc_cache.dynamic_fraction, 0.0, 1.0);
+        c.range_f("ftl.slc_cache.dynamic_max_pct", f.slc_cache.dynamic_max_pct, 0.0, 100.0);
         c.range_f("ftl.slc_cache.fold_above_fill", f.slc_cache.fold_above_fill, 0.0, 1.0);
         c.range_f(
             "ftl.slc_cache.fold_whole_blocks_above_fill",

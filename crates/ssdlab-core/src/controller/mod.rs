@@ -80,7 +80,7 @@ impl Controller {
     pub fn new(cfg: &DriveConfig) -> Self {
         let compression = cfg.controller.compression.clone();
         let slot_bytes = if compression.enabled { 256 } else { 4096 };
-        let nand = Nand::new(&cfg.nand, slot_bytes);
+        let nand = Nand::new_seeded(&cfg.nand, slot_bytes, cfg.seed);
         let ftl = Ftl::new(&cfg.ftl, nand.geo, cfg.seed);
         Controller {
             read_overhead: cfg.controller.read_overhead_ns,

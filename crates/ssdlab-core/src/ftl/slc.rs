@@ -3,6 +3,11 @@
 //! The cache holds no blocks of its own: SLC-mode blocks live in the block pool. It decides from two
 //! numbers the FTL passes in, the host data in SLC-mode blocks (`used`) and the LPNs holding data
 //! (`mapped`).
+//!
+//! Its size is sized as firmware sizes it: a static part that never goes away, plus a dynamic part that
+//! follows free space (`dynamic_fraction` of the unwritten capacity, at one bit per cell) up to an upper
+//! bound (`dynamic_max_pct` of the user capacity). One rule for every capacity of a family: the bound
+//! scales with capacity, the dynamic part shrinks as the drive fills.
 
 use super::gc::GcJob;
 use crate::config::{PostCache, SlcCacheConfig};
@@ -23,6 +28,8 @@ pub(super) enum PostCacheNow {
 pub(super) struct SlcCache {
     cfg: SlcCacheConfig,
     static_slots: u64,
+    /// Upper bound of the dynamic part, slots of host data.
+    max_dynamic_slots: u64,
     user_lpns: u64,
     /// Slots in one uncompressed 4 KiB page (1, or 16 with 256-byte slots).
     slots_per_lpn: u32,
@@ -35,25 +42,30 @@ pub(super) struct SlcCache {
 
 impl SlcCache {
     pub(super) fn new(cfg: &SlcCacheConfig, geo: &Geometry, user_lpns: u32) -> Self {
+        let slots_per_lpn = 4096 / geo.slot_bytes;
+        let user_slots = u64::from(user_lpns) * u64::from(slots_per_lpn);
         SlcCache {
             cfg: cfg.clone(),
             static_slots: (cfg.static_gb * 1e9 / f64::from(geo.slot_bytes)) as u64,
+            max_dynamic_slots: (cfg.dynamic_max_pct / 100.0 * user_slots as f64) as u64,
             user_lpns: u64::from(user_lpns),
-            slots_per_lpn: 4096 / geo.slot_bytes,
+            slots_per_lpn,
             bits_per_cell: geo.bits_per_cell,
             slc_unit: geo.slots_per_program(CellMode::Slc),
             fold_jobs: vec![None; geo.dies as usize],
         }
     }
 
-    /// How much host data the cache may hold now, in slots (0 without a cache).
+    /// How much host data the cache may hold now, in slots (0 without a cache): the static part plus
+    /// `min(dynamic_fraction * unwritten / bits_per_cell, dynamic_max_pct of the user capacity)`.
     pub(super) fn budget_slots(&self, mapped: u64) -> u64 {
         if !self.cfg.enabled {
             return 0;
         }
         let unwritten_lpns = self.user_lpns.saturating_sub(mapped);
         let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
-        self.static_slots + (self.cfg.dynamic_fraction * unwritten / f64::from(self.bits_per_cell)) as u64
+        let dynamic = (self.cfg.dynamic_fraction * unwritten / f64::from(self.bits_per_cell)) as u64;
+        self.static_slots + dynamic.min(self.max_dynamic_slots)
     }
 
     /// Whether another SLC program unit would take the cache past its budget.

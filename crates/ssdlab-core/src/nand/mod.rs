@@ -11,8 +11,11 @@ mod suspension;
 pub use geometry::{Geometry, Ppn};
 
 use crate::config::NandConfig;
-use crate::engine::{transfer_ns, us_to_ns, GapTimeline, Ns};
+use crate::engine::{stream, transfer_ns, us_to_ns, GapTimeline, Ns, Rng};
 use suspension::{DieOps, OpKind, Policy, ReadOutcome};
+
+/// The drive seed's child stream for NAND operation times.
+const SPREAD_STREAM: u64 = 0x4E41_4E44_5350; // "NANDSP"
 
 /// How a block is being used: at its native bits per cell, or one bit per cell (SLC mode, the SLC cache).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +97,66 @@ impl Timing {
     }
 }
 
+/// Per-operation NAND times drawn between the typical and the maximum a datasheet gives (`tR_max_us`,
+/// `tPROG_max_us`, `tBERS_max_ms`), for native-mode reads and programs and for erases.
+///
+/// Shape: uniform between the two. A datasheet gives only the two numbers, so the draw assumes nothing
+/// between them (the maximum-entropy choice for a bounded interval), never leaves it, and costs one draw;
+/// its mean is `(typ + max) / 2`. (A triangular shape with its mode at typical was tried: it gave the
+/// Starblaze mix's worst reads no better and its averages no better, docs/model.md.)
+#[derive(Clone, Debug)]
+#[allow(non_snake_case)]
+struct Spread {
+    /// max - typ per page type (empty: no spread), ns.
+    tR: Vec<Ns>,
+    tPROG: Vec<Ns>,
+    tBERS: Ns,
+    rng: Rng,
+}
+
+impl Spread {
+    /// `None` when `c` gives no spread, so a drive without one draws nothing.
+    fn new(c: &NandConfig, seed: u64) -> Option<Self> {
+        let extra = |max: &[f64], typ: &[f64]| -> Vec<Ns> {
+            max.iter().zip(typ).map(|(&m, &t)| us_to_ns(m).saturating_sub(us_to_ns(t))).collect()
+        };
+        let t_bers = if c.tBERS_max_ms > 0.0 {
+            us_to_ns(c.tBERS_max_ms * 1e3).saturating_sub(us_to_ns(c.tBERS_ms * 1e3))
+        } else {
+            0
+        };
+        let s = Spread {
+            tR: extra(&c.tR_max_us, &c.tR_us),
+            tPROG: extra(&c.tPROG_max_us, &c.tPROG_us),
+            tBERS: t_bers,
+            rng: stream(seed, SPREAD_STREAM),
+        };
+        let any = s.tR.iter().chain(&s.tPROG).any(|&x| x > 0) || s.tBERS > 0;
+        any.then_some(s)
+    }
+
+    /// A draw in 0..range, uniform.
+    #[inline]
+    fn draw(&mut self, range: Ns) -> Ns {
+        use rand::RngExt;
+        if range == 0 {
+            return 0;
+        }
+        let u: f64 = self.rng.random::<f64>();
+        (u * range as f64) as Ns
+    }
+
+    #[inline]
+    fn per_type(&mut self, ranges_of: fn(&Self) -> &Vec<Ns>, page: u32, mode: CellMode) -> Ns {
+        let ranges = ranges_of(self);
+        if mode == CellMode::Slc || ranges.is_empty() {
+            return 0;
+        }
+        let range = ranges[page as usize % ranges.len()];
+        self.draw(range)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Timeline {
     free_at: Ns,
@@ -154,11 +217,19 @@ pub struct Nand {
     /// Each channel's busy intervals, so a transfer can use the idle time before one reserved for later
     /// (a GC program's data-in waits for its GC reads; a host read's data-out need not).
     channel_gaps: Vec<GapTimeline>,
+    /// With `*_max_*` timings: the draw of each operation's time.
+    spread: Option<Spread>,
 }
 
 impl Nand {
     /// Idle dies and channels for `c`; `slot_bytes` is the unit of allocation (4096, or 256 with compression).
+    /// Operation times with a spread draw from seed 0: see [`Nand::new_seeded`].
     pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
+        Self::new_seeded(c, slot_bytes, 0)
+    }
+
+    /// As [`Nand::new`], operation times with a spread drawn from the drive's root `seed`.
+    pub fn new_seeded(c: &NandConfig, slot_bytes: u32, seed: u64) -> Self {
         let geo = Geometry::new(c, slot_bytes);
         let policy = Policy::new(&c.suspension);
         Nand {
@@ -169,6 +240,7 @@ impl Nand {
             dies: vec![Timeline::default(); geo.dies as usize],
             channels: vec![Timeline::default(); geo.channels as usize],
             timing: Timing::new(c),
+            spread: Spread::new(c, seed),
             geo,
             counters: NandCounters::default(),
         }
@@ -197,7 +269,7 @@ impl Nand {
     /// over the channel. Returns when the data is in the controller. For GC, folding and map reads: they
     /// queue behind the die's work and never suspend it (host reads use [`Nand::read_suspending`]).
     pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
-        let dur = self.timing.read_die_ns(page, mode, bytes);
+        let dur = self.timing.read_die_ns(page, mode, bytes) + self.read_spread(page, mode);
         let (_, sensed) = self.die_reserve(die, ready, dur, OpKind::OtherRead);
         self.channel_out(die, sensed, planes, bytes)
     }
@@ -213,7 +285,7 @@ impl Nand {
         planes: u32,
         bytes: u64,
     ) -> Ns {
-        let dur = self.timing.read_die_ns(page, mode, bytes);
+        let dur = self.timing.read_die_ns(page, mode, bytes) + self.read_spread(page, mode);
         let d = die as usize;
         let sensed = if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
@@ -236,6 +308,15 @@ impl Nand {
             sensed
         };
         self.channel_out(die, sensed, planes, bytes)
+    }
+
+    /// This read's time past the typical tR (0 without a spread).
+    #[inline]
+    fn read_spread(&mut self, page: u32, mode: CellMode) -> Ns {
+        match &mut self.spread {
+            None => 0,
+            Some(s) => s.per_type(|s| &s.tR, page, mode),
+        }
     }
 
     #[inline]
@@ -272,7 +353,11 @@ impl Nand {
         let load_from = if self.timing.cache_program { die_free.saturating_sub(bus) } else { die_free };
         let ready = ready.max(load_from);
         let (_, loaded) = self.channel_reserve(ch, ready, bus);
-        let dur = self.timing.command + self.timing.program_ns(page, mode);
+        let extra = match &mut self.spread {
+            None => 0,
+            Some(s) => s.per_type(|s| &s.tPROG, page, mode),
+        };
+        let dur = self.timing.command + self.timing.program_ns(page, mode) + extra;
         let (_, done) = self.die_reserve(die, loaded, dur, OpKind::Program);
         self.counters.pages_programmed += u64::from(self.geo.pages_per_program(mode) * self.geo.planes);
         if mode == CellMode::Slc {
@@ -284,8 +369,12 @@ impl Nand {
 
     /// Erase one multi-plane block. Returns when it is erased.
     pub fn erase(&mut self, die: u32, ready: Ns) -> Ns {
+        let extra = match &mut self.spread {
+            None => 0,
+            Some(s) => s.draw(s.tBERS),
+        };
         let t = &self.timing;
-        let dur = t.command + t.tBERS;
+        let dur = t.command + t.tBERS + extra;
         let (_, done) = self.die_reserve(die, ready, dur, OpKind::Erase);
         self.counters.blocks_erased += 1;
         done
