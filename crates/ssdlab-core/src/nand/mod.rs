@@ -133,6 +133,12 @@ pub struct NandCounters {
     pub reads_waited_program_erase: u64,
     /// Host reads that went ahead of program/erase/GC work queued on their die (read priority).
     pub reads_prioritised: u64,
+    /// Array read time x planes sensed (the power model's read energy).
+    pub read_plane_ns: u64,
+    /// Array program time x planes programmed.
+    pub program_plane_ns: u64,
+    /// Array erase time x planes erased.
+    pub erase_plane_ns: u64,
 }
 
 /// Timing state of every die and channel.
@@ -154,6 +160,8 @@ pub struct Nand {
     /// Each channel's busy intervals, so a transfer can use the idle time before one reserved for later
     /// (a GC program's data-in waits for its GC reads; a host read's data-out need not).
     channel_gaps: Vec<GapTimeline>,
+    /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
+    stretch_permille: u64,
 }
 
 impl Nand {
@@ -171,12 +179,29 @@ impl Nand {
             timing: Timing::new(c),
             geo,
             counters: NandCounters::default(),
+            stretch_permille: 1000,
+        }
+    }
+
+    /// Run the dies at `speed_pct` of full speed (thermal throttling): each operation's die time is
+    /// stretched by 100 / `speed_pct`; the energy it takes is the datasheet operation's.
+    pub fn set_speed_pct(&mut self, speed_pct: f64) {
+        self.stretch_permille = (100_000.0 / speed_pct.clamp(1.0, 100.0)).round() as u64;
+    }
+
+    #[inline]
+    fn stretched(&self, dur: Ns) -> Ns {
+        if self.stretch_permille == 1000 {
+            dur
+        } else {
+            dur * self.stretch_permille / 1000
         }
     }
 
     /// Reserve `dur` of die time for a program, erase or non-host read; returns (start, end).
     #[inline]
     fn die_reserve(&mut self, die: u32, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
+        let dur = self.stretched(dur);
         let d = die as usize;
         let (start, end) = if self.die_ops.is_empty() {
             self.dies[d].reserve(ready, dur)
@@ -198,6 +223,7 @@ impl Nand {
     /// queue behind the die's work and never suspend it (host reads use [`Nand::read_suspending`]).
     pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
         let dur = self.timing.read_die_ns(page, mode, bytes);
+        self.counters.read_plane_ns += self.timing.read_ns(page, mode) * u64::from(planes);
         let (_, sensed) = self.die_reserve(die, ready, dur, OpKind::OtherRead);
         self.channel_out(die, sensed, planes, bytes)
     }
@@ -213,7 +239,8 @@ impl Nand {
         planes: u32,
         bytes: u64,
     ) -> Ns {
-        let dur = self.timing.read_die_ns(page, mode, bytes);
+        self.counters.read_plane_ns += self.timing.read_ns(page, mode) * u64::from(planes);
+        let dur = self.stretched(self.timing.read_die_ns(page, mode, bytes));
         let d = die as usize;
         let sensed = if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
@@ -273,6 +300,7 @@ impl Nand {
         let ready = ready.max(load_from);
         let (_, loaded) = self.channel_reserve(ch, ready, bus);
         let dur = self.timing.command + self.timing.program_ns(page, mode);
+        self.counters.program_plane_ns += self.timing.program_ns(page, mode) * u64::from(self.geo.planes);
         let (_, done) = self.die_reserve(die, loaded, dur, OpKind::Program);
         self.counters.pages_programmed += u64::from(self.geo.pages_per_program(mode) * self.geo.planes);
         if mode == CellMode::Slc {
@@ -286,6 +314,7 @@ impl Nand {
     pub fn erase(&mut self, die: u32, ready: Ns) -> Ns {
         let t = &self.timing;
         let dur = t.command + t.tBERS;
+        self.counters.erase_plane_ns += t.tBERS * u64::from(self.geo.planes);
         let (_, done) = self.die_reserve(die, ready, dur, OpKind::Erase);
         self.counters.blocks_erased += 1;
         done
