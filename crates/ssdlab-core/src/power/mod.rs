@@ -389,3 +389,6 @@ impl PowerMeter {
         self.recording.take()
     }
 }
+
+#[cfg(test)]
+mod tests;
