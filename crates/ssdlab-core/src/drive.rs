@@ -282,7 +282,13 @@ impl Drive {
     /// derived ones (`waf`, ...) over the drive's whole life.
     pub fn counters(&self) -> Counters {
         let ops = self.op_totals();
-        Counters::read(&DriveState { ctl: &self.ctl, host: &self.host, now: self.now, power: &self.power, ops })
+        Counters::read(&DriveState {
+            ctl: &self.ctl,
+            host: &self.host,
+            now: self.now,
+            power: &self.power,
+            ops,
+        })
     }
 
     /// Play `w` against the drive from its current state and time: [`Drive::run_jobs`] with one job spec.

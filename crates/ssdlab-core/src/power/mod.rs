@@ -369,7 +369,8 @@ impl PowerMeter {
             self.sample(now, ops);
         }
         self.interval = interval.max(1);
-        self.next_sample = if measure_start > now { measure_start } else { now.saturating_add(self.interval) };
+        self.next_sample =
+            if measure_start > now { measure_start } else { now.saturating_add(self.interval) };
         self.recording = Some(Recording {
             start: measure_start.max(now),
             interval_ns: self.interval,

@@ -49,8 +49,8 @@ fn a_known_op_mix_gives_the_closed_form_energy_and_average_power() {
     p.lane_mw = 60.0;
     let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 8);
     m.busy_until(NS_PER_S); // commands outstanding for the whole second
-    // one second of: 10 000 two-plane TLC reads of 50 us, 1 000 one-shot programs of 1770 us on 2 planes,
-    // 10 erases of 10 ms on 2 planes, 400 MB over the channels, 320 MB over the link, 12 000 commands
+                            // one second of: 10 000 two-plane TLC reads of 50 us, 1 000 one-shot programs of 1770 us on 2 planes,
+                            // 10 erases of 10 ms on 2 planes, 400 MB over the channels, 320 MB over the link, 12 000 commands
     let ops = OpTotals {
         read_plane_ns: 10_000 * 50_000 * 2,
         program_plane_ns: 1_000 * 1_770_000 * 2,
@@ -61,7 +61,12 @@ fn a_known_op_mix_gives_the_closed_form_energy_and_average_power() {
     };
     let nand = 3.3 * (0.040 * 1.0 + 0.010 * 3.54 + 0.025 * 0.2);
     let ctrl = 400e6 * 100e-12 + 320e6 * 20e-12 + 12_000.0 * 2e-6 + 0.5 + 4.0 * 0.060;
-    assert!(close(m.energy_j(NS_PER_S, &ops), nand + ctrl), "{} vs {}", m.energy_j(NS_PER_S, &ops), nand + ctrl);
+    assert!(
+        close(m.energy_j(NS_PER_S, &ops), nand + ctrl),
+        "{} vs {}",
+        m.energy_j(NS_PER_S, &ops),
+        nand + ctrl
+    );
     assert!(close(m.nand_energy_j(NS_PER_S, &ops), nand));
     // a recorded run of one 1 s sample reports it as its power
     m.begin(0, 0, NS_PER_S, &OpTotals::default());
@@ -110,8 +115,20 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
     p.link_idle_after_us = 100.0;
     p.link_exit_us = 70.0;
     p.nonop_states = vec![
-        NonOpState { name: "PS3".into(), controller_mw: 35.0, idle_ms: 80.0, entry_latency_us: 400.0, exit_latency_us: 1200.0 },
-        NonOpState { name: "PS4".into(), controller_mw: 1.0, idle_ms: 625.0, entry_latency_us: 3000.0, exit_latency_us: 9500.0 },
+        NonOpState {
+            name: "PS3".into(),
+            controller_mw: 35.0,
+            idle_ms: 80.0,
+            entry_latency_us: 400.0,
+            exit_latency_us: 1200.0,
+        },
+        NonOpState {
+            name: "PS4".into(),
+            controller_mw: 1.0,
+            idle_ms: 625.0,
+            entry_latency_us: 3000.0,
+            exit_latency_us: 9500.0,
+        },
     ];
     let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
     let ms = NS_PER_MS;
@@ -120,7 +137,11 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
     m.busy_until(20 * ms);
     assert_eq!(m.wake(20 * ms + 1 * ms), 70_000, "1 ms idle: only the link's L1.2 exit");
     m.busy_until(30 * ms);
-    assert_eq!(m.wake(30 * ms + 80 * ms + 100_000), 300_000 + 1_200_000, "entering PS3: the rest of its entry, then its exit");
+    assert_eq!(
+        m.wake(30 * ms + 80 * ms + 100_000),
+        300_000 + 1_200_000,
+        "entering PS3: the rest of its entry, then its exit"
+    );
     m.busy_until(200 * ms);
     assert_eq!(m.wake(200 * ms + 700 * ms), 9_500_000, "in PS4: its exit latency");
     assert_eq!((m.counters.apst_wakeups, m.counters.link_wakeups), (2, 3));
