@@ -12,12 +12,16 @@ from ssdlab import reference
 from ssdlab.suites.power import run_power
 
 TARGET = reference.figures("bg4-1tb")["power"]
-GOALS = {"seq read": ("power.nand_read_ma", TARGET["read_mW_per_MBps"]),
-         "seq write": ("power.nand_program_ma", TARGET["write_mW_per_MBps_4lane"])}
+GOALS = {
+    "seq read": ("power.nand_read_ma", TARGET["read_mW_per_MBps"]),
+    "seq write": ("power.nand_program_ma", TARGET["write_mW_per_MBps_4lane"]),
+}
 
 
 def ratios(read_ma: float, program_ma: float, preset: str = "bg4-1tb") -> dict[str, float]:
-    d = ssdlab.Drive.from_preset(preset, set={"power.nand_read_ma": read_ma, "power.nand_program_ma": program_ma})
+    d = ssdlab.Drive.from_preset(
+        preset, set={"power.nand_read_ma": read_ma, "power.nand_program_ma": program_ma}
+    )
     return {r.test: r.mw_per_mbps for r in run_power(d).rows}
 
 

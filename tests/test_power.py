@@ -66,7 +66,7 @@ def test_the_power_suite_gives_the_brief_figures_in_sample_and_reports_the_hold_
 
 
 def test_a_bad_power_value_is_an_error_naming_it() -> None:
-    with pytest.raises(ssdlab.ConfigError, match=r"power.nand_read_ma.*0..=500"):
+    with pytest.raises(ssdlab.ConfigError, match=r"power\.nand_read_ma.*0\.\.=500"):
         ssdlab.Drive.from_preset("bg4-128gb", set={"power.nand_read_ma": -1})
-    with pytest.raises(ssdlab.ConfigError, match="thermal.tmt2_c"):
+    with pytest.raises(ssdlab.ConfigError, match=r"thermal\.tmt2_c"):
         ssdlab.Drive.from_preset("bg4-128gb", set={"thermal.tmt2_c": 50})

@@ -91,7 +91,17 @@ class PowerResult:
 
     def tables(self) -> list[Table]:
         t = Table(title=f"{self.preset}: power, 10 ms samples (KIOXIA BG4 brief's method)")
-        for col in ("test", "MB/s", "avg W", "max W", "uJ/IO", "MB/s per W", "mW per MB/s", "published", "error"):
+        for col in (
+            "test",
+            "MB/s",
+            "avg W",
+            "max W",
+            "uJ/IO",
+            "MB/s per W",
+            "mW per MB/s",
+            "published",
+            "error",
+        ):
             t.add_column(col, justify="left" if col == "test" else "right")
         for r in self.rows:
             p = r.published_mw_per_mbps
@@ -126,7 +136,7 @@ def _published(preset: str, lanes: int) -> tuple[dict[str, Any], dict[str, float
     ratios: dict[str, Any] = {"read": pw.get("read_mW_per_MBps")}
     ratios["write"] = pw.get(f"write_mW_per_MBps_{lanes}lane")
     spec = figs.get("spec", {}) if preset not in _REFERENCE_OF else {}
-    keep = {k: float(spec[k]) for k in ("idle_power_mW", "active_power_W") if k in spec}
+    keep: dict[str, float] = {k: float(spec[k]) for k in ("idle_power_mW", "active_power_W") if k in spec}
     return ratios, keep
 
 
@@ -146,7 +156,13 @@ def run_power(
             d.run(Workload(rw="write", bs="128k", iodepth=32, size=region))
             d.idle("10s")  # the data leaves the SLC cache, as on a drive in use
         w = Workload(
-            rw=rw, bs="128k", iodepth=32, size=region, runtime=duration, time_based=True, interval=interval,
+            rw=rw,
+            bs="128k",
+            iodepth=32,
+            size=region,
+            runtime=duration,
+            time_based=True,
+            interval=interval,
             ramp_time="100ms",  # the window starts once the transfer is continuous
         )
         res = d.run(w, progress=scaled(progress, i / 3, (i + 1) / 3, test))

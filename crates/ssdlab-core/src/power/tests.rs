@@ -135,7 +135,7 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
     m.busy_until(10 * ms);
     assert_eq!(m.wake(10 * ms + 50_000), 0, "50 us idle: link still in L0, drive in PS0");
     m.busy_until(20 * ms);
-    assert_eq!(m.wake(20 * ms + 1 * ms), 70_000, "1 ms idle: only the link's L1.2 exit");
+    assert_eq!(m.wake(20 * ms + ms), 70_000, "1 ms idle: only the link's L1.2 exit");
     m.busy_until(30 * ms);
     assert_eq!(
         m.wake(30 * ms + 80 * ms + 100_000),
@@ -176,7 +176,7 @@ fn throttling_starts_at_tmt1_and_tmt2_and_ends_below_them_by_the_hysteresis() {
     // steady states (a long step): composite = 25 + P r + P r_ctrl with all power in the controller
     let r_ctrl = thermal::rc(FormFactor::M2_2230).2;
     let at = |c: f64| (c - 25.0) / (r + r_ctrl);
-    let mut settle = |t: &mut Thermal, c: f64| t.step(1e6, at(c), 0.0);
+    let settle = |t: &mut Thermal, c: f64| t.step(1e6, at(c), 0.0);
     settle(&mut t, 77.0);
     assert_eq!((t.level(), t.speed_pct()), (0, 100.0));
     settle(&mut t, 79.0);
