@@ -139,13 +139,6 @@ impl Model {
     }
 }
 
-/// Static energy integrated so far: (NAND standby, controller + link).
-#[derive(Clone, Copy, Debug, Default)]
-struct Static {
-    nand_j: f64,
-    ctrl_j: f64,
-}
-
 /// The power samples of one run, aligned to its measurement start.
 #[derive(Clone, Debug)]
 pub struct Recording {
@@ -159,6 +152,12 @@ pub struct Recording {
     pub temperature_c: Vec<f64>,
     /// Highest power of a whole sample at the run's own interval, W.
     pub max_w: f64,
+    /// The run's own interval (before any widening).
+    base_interval: Ns,
+    /// End of the next sample.
+    next: Ns,
+    /// Energy total at the start of the current sample (None until the measurement starts).
+    last: Option<f64>,
 }
 
 impl Recording {
@@ -168,6 +167,25 @@ impl Recording {
         self.energy_j = pairs(&self.energy_j, |p| p.iter().sum());
         self.temperature_c = pairs(&self.temperature_c, |p| p[p.len() - 1]);
         self.interval_ns = self.interval_ns.saturating_mul(2);
+    }
+
+    /// Add `energy` for the sample ending at `end` (a partial one when `end` is off the grid).
+    fn add(&mut self, end: Ns, energy: f64, temperature: f64, whole: bool) {
+        let bin = |r: &Recording| ((end - 1 - r.start) / r.interval_ns) as usize;
+        let mut i = bin(self);
+        while i >= crate::stats::Series::MAX_INTERVALS {
+            self.widen();
+            i = bin(self);
+        }
+        if i >= self.energy_j.len() {
+            self.energy_j.resize(i + 1, 0.0);
+            self.temperature_c.resize(i + 1, temperature);
+        }
+        self.energy_j[i] += energy;
+        self.temperature_c[i] = temperature;
+        if whole {
+            self.max_w = self.max_w.max(energy / (self.base_interval as f64 * 1e-9));
+        }
     }
 }
 
@@ -184,25 +202,36 @@ pub struct PowerCounters {
     pub heavy_throttled_ns: u64,
 }
 
+/// Static energy in nW x ns (1e-18 J): integer, so a span's energy does not depend on where it is split.
+type StaticE = u128;
+
 /// The drive's power and thermal state: integrates energy, samples power, heats the package, throttles.
+///
+/// Two grids: the thermal model steps every [`DEFAULT_SAMPLE_NS`] of absolute time (so a run and the same
+/// IOs stepped by hand heat the drive alike); a run's recording closes a sample every workload `interval`
+/// from its measurement start. Both read the energy totals, which are exact at any time.
 #[derive(Clone, Debug)]
 pub struct PowerMeter {
     model: Model,
     /// End of the union of host commands' [submit, completion] spans so far: idle time starts here.
     active_until: Ns,
     integrated_to: Ns,
-    stat: Static,
-    /// Sample grid.
-    interval: Ns,
-    sample_start: Ns,
-    next_sample: Ns,
-    /// Energy totals at `sample_start`: (nand, ctrl).
-    at_sample_start: (f64, f64),
+    /// Static energy to `integrated_to`: (NAND standby, controller + link).
+    stat: (StaticE, StaticE),
+    /// End of the next thermal step, and the energy totals (nand, ctrl) at its start.
+    next_step: Ns,
+    step_start: Ns,
+    at_step_start: (f64, f64),
     /// The package's temperatures and throttle state.
     pub thermal: Thermal,
     recording: Option<Recording>,
     /// Wake-ups and throttled time.
     pub counters: PowerCounters,
+}
+
+/// Watts to integer nanowatts.
+fn nw(w: f64) -> u128 {
+    (w * 1e9).round() as u128
 }
 
 impl PowerMeter {
@@ -212,11 +241,10 @@ impl PowerMeter {
             model: Model::new(p, lanes, dies),
             active_until: 0,
             integrated_to: 0,
-            stat: Static::default(),
-            interval: DEFAULT_SAMPLE_NS,
-            sample_start: 0,
-            next_sample: DEFAULT_SAMPLE_NS,
-            at_sample_start: (0.0, 0.0),
+            stat: (0, 0),
+            next_step: DEFAULT_SAMPLE_NS,
+            step_start: 0,
+            at_step_start: (0.0, 0.0),
             thermal: Thermal::new(t),
             recording: None,
             counters: PowerCounters::default(),
@@ -224,37 +252,40 @@ impl PowerMeter {
     }
 
     /// Static energy of [from, to) given the activity known now.
-    fn static_between(&self, mut from: Ns, to: Ns) -> Static {
+    fn static_between(&self, mut from: Ns, to: Ns) -> (StaticE, StaticE) {
         let m = &self.model;
-        let mut s = Static { nand_j: m.standby_w * to.saturating_sub(from) as f64 * 1e-9, ctrl_j: 0.0 };
+        let span = |a: Ns, b: Ns| u128::from(b - a);
+        let nand = nw(m.standby_w) * span(from.min(to), to);
+        let mut ctrl = 0;
         if from < self.active_until {
             let end = to.min(self.active_until);
-            s.ctrl_j += m.active_ctrl_w * (end - from) as f64 * 1e-9;
+            ctrl += nw(m.active_ctrl_w) * span(from, end);
             from = end;
         }
         while from < to {
             let age = from - self.active_until;
             let end = to.min(self.active_until.saturating_add(m.next_change(age)));
-            s.ctrl_j += m.idle_ctrl_w(age) * (end - from) as f64 * 1e-9;
+            ctrl += nw(m.idle_ctrl_w(age)) * span(from, end);
             from = end;
         }
-        s
+        (nand, ctrl)
     }
 
     fn integrate_to(&mut self, t: Ns) {
         if t > self.integrated_to {
-            let s = self.static_between(self.integrated_to, t);
-            self.stat.nand_j += s.nand_j;
-            self.stat.ctrl_j += s.ctrl_j;
+            let (n, c) = self.static_between(self.integrated_to, t);
+            self.stat.0 += n;
+            self.stat.1 += c;
             self.integrated_to = t;
         }
     }
 
-    /// Total energy (nand, ctrl) at time `now`, with `ops` the totals at `now`.
+    /// Total energy (nand, ctrl) at time `now` (at or after the last integration), `ops` the totals then.
     fn energy_at(&self, now: Ns, ops: &OpTotals) -> (f64, f64) {
         let (dn, dc) = self.model.dynamic_j(ops);
-        let s = self.static_between(self.integrated_to, now.max(self.integrated_to));
-        (dn + self.stat.nand_j + s.nand_j, dc + self.stat.ctrl_j + s.ctrl_j)
+        let (sn, sc) = self.static_between(self.integrated_to, now.max(self.integrated_to));
+        let j = |e: StaticE| e as f64 * 1e-18;
+        (dn + j(self.stat.0 + sn), dc + j(self.stat.1 + sc))
     }
 
     /// Energy the drive has used since it was made, J.
@@ -298,96 +329,98 @@ impl PowerMeter {
         self.active_until = self.active_until.max(done);
     }
 
-    /// When the next sample ends: the drive calls [`PowerMeter::sample`] for each one the clock passes.
+    /// When the next thermal step or recorded sample ends: the drive calls [`PowerMeter::sample`] for each
+    /// one the clock passes.
     #[inline]
     pub fn next_sample(&self) -> Ns {
-        self.next_sample
+        match &self.recording {
+            Some(r) => r.next.min(self.next_step),
+            None => self.next_step,
+        }
     }
 
-    /// Close the sample ending at `end` (at most [`PowerMeter::next_sample`]; earlier for a partial one),
-    /// heat the package with its power and record it. Returns the NAND speed in percent for the next one.
+    /// Close what ends at `end` (the next thermal step, the next recorded sample, or both). Returns the
+    /// NAND speed in percent the thermal state now allows.
     pub fn sample(&mut self, end: Ns, ops: &OpTotals) -> f64 {
-        let dt = end.saturating_sub(self.sample_start);
         self.integrate_to(end);
-        let (dn, dc) = self.model.dynamic_j(ops);
-        let now = (dn + self.stat.nand_j, dc + self.stat.ctrl_j);
-        let (en, ec) = (now.0 - self.at_sample_start.0, now.1 - self.at_sample_start.1);
-        self.at_sample_start = now;
-        if dt > 0 {
-            let secs = dt as f64 * 1e-9;
-            let level_before = self.thermal.level();
-            self.thermal.step(secs, ec / secs, en / secs);
-            match level_before {
-                0 => {}
-                1 => self.counters.throttled_ns += dt,
-                _ => {
-                    self.counters.throttled_ns += dt;
-                    self.counters.heavy_throttled_ns += dt;
+        let now = self.energy_at(end, ops);
+        if let Some(r) = &mut self.recording {
+            if end >= r.next {
+                let total = now.0 + now.1;
+                if let Some(last) = r.last {
+                    r.add(end, total - last, self.thermal.composite_c(), true);
                 }
-            }
-            if let Some(r) = &mut self.recording {
-                if end > r.start {
-                    let mut i = ((end - 1 - r.start) / r.interval_ns) as usize;
-                    while i >= crate::stats::Series::MAX_INTERVALS {
-                        r.widen();
-                        i = ((end - 1 - r.start) / r.interval_ns) as usize;
-                    }
-                    if i >= r.energy_j.len() {
-                        r.energy_j.resize(i + 1, 0.0);
-                        r.temperature_c.resize(i + 1, self.thermal.composite_c());
-                    }
-                    r.energy_j[i] += en + ec;
-                    r.temperature_c[i] = self.thermal.composite_c();
-                    if dt == self.interval {
-                        r.max_w = r.max_w.max((en + ec) / secs);
-                    }
-                }
+                r.last = Some(total);
+                r.next = end.saturating_add(r.base_interval);
             }
         }
-        self.sample_start = end;
-        self.next_sample = end.saturating_add(self.interval);
+        if end >= self.next_step {
+            self.step(end, now);
+            self.next_step = end.saturating_add(DEFAULT_SAMPLE_NS);
+        }
         self.thermal.speed_pct()
     }
 
-    /// Long idle spans pass as one sample (the thermal step is closed-form for any length).
+    /// One thermal step from `step_start` to `end`, with the energy totals `now` at `end`.
+    fn step(&mut self, end: Ns, now: (f64, f64)) {
+        let dt = end.saturating_sub(self.step_start);
+        let (en, ec) = (now.0 - self.at_step_start.0, now.1 - self.at_step_start.1);
+        self.at_step_start = now;
+        self.step_start = end;
+        if dt == 0 {
+            return;
+        }
+        let secs = dt as f64 * 1e-9;
+        match self.thermal.level() {
+            0 => {}
+            1 => self.counters.throttled_ns += dt,
+            _ => {
+                self.counters.throttled_ns += dt;
+                self.counters.heavy_throttled_ns += dt;
+            }
+        }
+        self.thermal.step(secs, ec / secs, en / secs);
+    }
+
+    /// Long idle spans outside a run pass as one thermal step (closed-form for any length).
     pub fn skip_to(&mut self, until: Ns, ops: &OpTotals) -> Option<f64> {
-        if self.recording.is_none() && until >= self.next_sample.saturating_add(100 * self.interval) {
-            let end = until - (until - self.sample_start) % self.interval;
-            let interval = self.interval;
-            self.interval = end - self.sample_start;
-            let speed = self.sample(end, ops);
-            self.interval = interval;
-            self.next_sample = end + interval;
-            return Some(speed);
+        if self.recording.is_none() && until >= self.next_step.saturating_add(100 * DEFAULT_SAMPLE_NS) {
+            let end = until - until % DEFAULT_SAMPLE_NS;
+            self.integrate_to(end);
+            let now = self.energy_at(end, ops);
+            self.step(end, now);
+            self.next_step = end + DEFAULT_SAMPLE_NS;
+            return Some(self.thermal.speed_pct());
         }
         None
     }
 
     /// Start recording samples of `interval` from `measure_start` (a run starting at `now`).
     pub fn begin(&mut self, now: Ns, measure_start: Ns, interval: Ns, ops: &OpTotals) {
-        if now > self.sample_start {
-            self.sample(now, ops);
-        }
-        self.interval = interval.max(1);
-        self.next_sample =
-            if measure_start > now { measure_start } else { now.saturating_add(self.interval) };
+        let interval = interval.max(1);
+        let start = measure_start.max(now);
+        let last = (start == now).then(|| self.energy_j(now, ops));
         self.recording = Some(Recording {
-            start: measure_start.max(now),
-            interval_ns: self.interval,
+            start,
+            interval_ns: interval,
             energy_j: Vec::new(),
             temperature_c: Vec::new(),
             max_w: 0.0,
+            base_interval: interval,
+            next: if last.is_some() { start.saturating_add(interval) } else { start },
+            last,
         });
     }
 
-    /// Stop recording at `now` (closing a partial last sample) and go back to the default grid.
+    /// Stop recording at `now`, adding the partial last sample.
     pub fn end(&mut self, now: Ns, ops: &OpTotals) -> Option<Recording> {
-        if now > self.sample_start {
-            self.sample(now, ops);
+        let mut r = self.recording.take()?;
+        if let Some(last) = r.last {
+            if now > r.next.saturating_sub(r.base_interval) {
+                r.add(now, self.energy_j(now, ops) - last, self.thermal.composite_c(), false);
+            }
         }
-        self.interval = DEFAULT_SAMPLE_NS;
-        self.next_sample = now.saturating_add(self.interval);
-        self.recording.take()
+        Some(r)
     }
 }
 

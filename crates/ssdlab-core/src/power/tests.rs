@@ -69,8 +69,12 @@ fn a_known_op_mix_gives_the_closed_form_energy_and_average_power() {
     );
     assert!(close(m.nand_energy_j(NS_PER_S, &ops), nand));
     // a recorded run of one 1 s sample reports it as its power
+    let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 8);
+    m.busy_until(NS_PER_S);
     m.begin(0, 0, NS_PER_S, &OpTotals::default());
-    m.sample(NS_PER_S, &ops);
+    while m.next_sample() <= NS_PER_S {
+        m.sample(m.next_sample(), &ops);
+    }
     let rec = m.end(NS_PER_S, &ops).unwrap();
     assert!(close(rec.energy_j[0], nand + ctrl) && close(rec.max_w, nand + ctrl));
 }
