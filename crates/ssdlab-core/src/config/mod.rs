@@ -446,6 +446,8 @@ pub enum FormFactor {
     /// A 2.5-inch SATA case.
     #[serde(rename = "2.5in")]
     TwoPointFiveInch,
+    /// A U.2 enterprise drive in a server's forced airflow.
+    U2,
 }
 
 /// The thermal model (`[thermal]`): the package is one RC node (thermal resistance to ambient R, capacity C,
@@ -459,7 +461,7 @@ pub enum FormFactor {
 pub struct ThermalConfig {
     /// Air temperature around the drive, C.
     pub ambient_c: f64,
-    /// `bga`, `m2-2230`, `m2-2242`, `m2-2280`, `heatsink` or `2.5in`: sets R and C ([`FormFactor`]).
+    /// `bga`, `m2-2230`, `m2-2242`, `m2-2280`, `heatsink`, `2.5in` or `u2`: sets R and C ([`FormFactor`]).
     pub form_factor: FormFactor,
     /// TMT1: light throttling from this composite temperature, C.
     pub tmt1_c: f64,

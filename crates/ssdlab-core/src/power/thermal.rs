@@ -20,6 +20,7 @@ pub fn rc(f: FormFactor) -> (f64, f64, f64, f64) {
         FormFactor::M2_2280 => (14.0, 6.0, 6.0, 4.0),
         FormFactor::Heatsink => (6.0, 25.0, 4.0, 3.0),
         FormFactor::TwoPointFiveInch => (8.0, 40.0, 5.0, 3.0),
+        FormFactor::U2 => (3.0, 80.0, 2.0, 1.5),
     }
 }
 
