@@ -56,7 +56,7 @@ def test_a_completion_is_handed_out_once_the_clock_reaches_it(filled: Drive) -> 
 
 
 def test_a_fua_write_takes_a_program_and_a_plain_one_does_not() -> None:
-    # no power-state wake-up: after the idle second the write would wait for PS4 and L1.2 exits (test_power.py)
+    # no power-state wake-up: after its idle second a write would wait for PS4 and L1.2 exits
     drive = Drive.from_preset("bg4-1tb", set={**SMALL, "power.apst": False, "power.link_exit_us": 0})
     drive.run(Workload(rw="write", bs="1m", iodepth=8, size="1g"))
 
