@@ -3,7 +3,7 @@
 """Ablation tables: each drive-internal mechanism of bg4-1tb switched off (or moved, or on) on its own,
 plus compression and NAND bus mode on the Kingston V300 presets.
 
-Four tables, every number simulated:
+Five tables, every number simulated:
 
 1. **bg4-1tb, fresh**: CrystalDiskMark 8 (1 GiB test file, fewer and shorter runs than the default) on the
    full bg4-1tb, and an AnandTech-style whole-drive fill on a scaled 128 GB BG4 (``ftl.user_capacity_gb=128``,
@@ -14,6 +14,8 @@ Four tables, every number simulated:
    folding), a rate-limited read/write mix (suspension), and the P/E spread at the end (wear levelling).
 3. **Compression** on v300s-120gb: data compressibility (fio ``buffer_compress_percentage``) 0 / 46 / 100.
 4. **Bus mode**: v300s-120gb (Toggle DDR, 200 MT/s) against v300a-120gb (async SDR, 50 MT/s).
+5. **Power and thermal** on bg4-128gb: the BG4 brief's power method, idle power, a hot whole-drive fill,
+   with APST, L1.2, HMB and throttling switched one at a time (``--power-only`` prints just this table).
 
 A row whose config key does not exist in the build is skipped with a note (the key is tried with
 ``Drive.from_preset(..., set=...)``). Writes docs/ablation.md (or ``--out``). Regenerate with::
@@ -105,6 +107,8 @@ def configurations() -> tuple[list[Config], list[str]]:
     other = "cost-benefit" if policy != "cost-benefit" else "greedy"
     candidates.append(Config(f"{other} GC", {"ftl.gc_policy": other}))
     candidates.append(Config("static WL off", {"ftl.wear_leveling_threshold": 0}))
+    candidates.append(Config("APST off", {"power.apst": False}))
+    candidates.append(Config("thermal throttling off", {"thermal.tmt1_c": 200.0, "thermal.tmt2_c": 200.0}))
     rows = [Config("baseline (preset as shipped)", {})]
     skipped = []
     for c in candidates:
@@ -221,6 +225,68 @@ def _v300(preset: str, compress: int) -> dict[str, float]:
     out["rw32 mbps"] = r.write.mbps
     out["rw32 waf"] = r.counters["waf"]
     return out
+
+
+#: Table 5: the power model's mechanisms, one at a time, on bg4-128gb (the BG4 brief's method, idle power,
+#: a whole-drive fill on a bare M.2 2230 card at a laptop's 45 C inside).
+POWER_PRESET = "bg4-128gb"
+POWER_ROWS = [
+    Config("baseline (preset as shipped)", {}),
+    Config("APST off", {"power.apst": False}),
+    Config("L1.2 off", {"power.link_idle_after_us": 1e9}),
+    Config("HMB off", {"controller.map_cache.location": "sram"}),
+    Config("thermal throttling off", {"thermal.tmt1_c": 200.0, "thermal.tmt2_c": 200.0}),
+    Config("with heatsink", {"thermal.form_factor": "heatsink"}),
+]
+POWER_AMBIENT = {"thermal.ambient_c": 45.0}
+
+
+def measure_power(c: Config) -> dict[str, float]:
+    """Table 5 figures for one configuration."""
+    from ssdlab.suites.power import run_power
+
+    res = run_power(ssdlab.Drive.from_preset(POWER_PRESET, set=c.overrides))
+    out = {f"{r.test} ratio": r.mw_per_mbps for r in res.rows}
+    out |= {f"{r.test} W": r.max_power_w for r in res.rows}
+    out["idle mW"] = res.idle_mw
+    d = ssdlab.Drive.from_preset(POWER_PRESET, set={**c.overrides, **POWER_AMBIENT})
+    fill = d.run(_w(rw="write", bs="128k", iodepth=32, size=d.capacity_bytes, interval="1s"))
+    out["fill MB/s"] = fill.write.mbps
+    out["fill W"] = fill.avg_power_w
+    out["fill max C"] = float(max(fill.series.temperature_c))
+    out["fill throttled"] = fill.counters["throttled_ns"] / 1e9 / fill.elapsed_s
+    return out
+
+
+def render_power(rows: list[tuple[Config, dict[str, float]]]) -> list[str]:
+    lines = [
+        "",
+        f"## 5. Power and thermal on {POWER_PRESET}",
+        "",
+        "- **brief**: the KIOXIA BG4 brief's method (`--suite power`): 128 KiB sequential read / write at QD32,",
+        "  10 ms samples over 500 ms; the highest sample (W) and it in mW per MB/s.",
+        "- **idle**: the drive's power after 5 s idle (APST states, L1.2), mW.",
+        f"- **fill**: a whole-drive sequential fill at {POWER_AMBIENT['thermal.ambient_c']:.0f} C ambient (inside a",
+        "  laptop): MB/s, average W, the highest composite temperature and the share of the time throttled.",
+        "",
+        "| configuration | `--set` | read W | read mW per MB/s | write W | write mW per MB/s | idle mW "
+        "| fill MB/s | fill W | fill max C | throttled |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for c, m in rows:
+        text = [
+            f"{m['seq read W']:.2f}",
+            f"{m['seq read ratio']:.3f}",
+            f"{m['seq write W']:.2f}",
+            f"{m['seq write ratio']:.3f}",
+            f"{m['idle mW']:.1f}",
+            _fmt(m["fill MB/s"]),
+            f"{m['fill W']:.2f}",
+            f"{m['fill max C']:.1f}",
+            f"{100 * m['fill throttled']:.0f}%",
+        ]
+        lines.append(f"| {c.name} | {_sets(c.overrides)} | " + " | ".join(text) + " |")
+    return lines
 
 
 def _fmt(v: float) -> str:
@@ -468,8 +534,18 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="An extra line for the 'looks wrong' section (repeatable).",
     )
+    parser.add_argument(
+        "--power-only", action="store_true", help="Print table 5 (power and thermal) only; write nothing."
+    )
     args = parser.parse_args(argv)
     t0 = time.time()
+    power_rows = []
+    for c in POWER_ROWS:
+        print(f"power: {c.name} ...", file=sys.stderr, flush=True)
+        power_rows.append((c, measure_power(c)))
+    if args.power_only:
+        print("\n".join(render_power(power_rows)))
+        return 0
     configs, skipped = configurations()
     rows = []
     for c in configs:
@@ -481,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     bus = [(p, _v300(p, 0)) for p in ("v300s-120gb", "v300a-120gb")]
     notes = findings(rows, compression, bus) + list(args.note)
     text = render(rows, skipped, compression, bus, notes, time.time() - t0)
+    text = text.rstrip("\n") + "\n" + "\n".join(render_power(power_rows)) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(text)

@@ -55,8 +55,10 @@ def test_a_completion_is_handed_out_once_the_clock_reaches_it(filled: Drive) -> 
         drive.advance(done)
 
 
-def test_a_fua_write_takes_a_program_and_a_plain_one_does_not(filled: Drive) -> None:
-    drive = filled.clone()
+def test_a_fua_write_takes_a_program_and_a_plain_one_does_not() -> None:
+    # no power-state wake-up: after its idle second a write would wait for PS4 and L1.2 exits
+    drive = Drive.from_preset("bg4-1tb", set={**SMALL, "power.apst": False, "power.link_exit_us": 0})
+    drive.run(Workload(rw="write", bs="1m", iodepth=8, size="1g"))
 
     def latency_us(**kw: object) -> float:
         drive.advance(drive.now_ns + 10**9)

@@ -112,6 +112,10 @@ class Series:
     iops: FloatArray
     mean_latency_us: FloatArray
     max_latency_us: FloatArray
+    #: The drive's average power over each interval (the power model's samples), W.
+    power_w: FloatArray
+    #: SMART composite temperature at the end of each interval, C.
+    temperature_c: FloatArray
 
     @classmethod
     def from_native(cls, columns: dict[str, list[float]]) -> Series:
@@ -264,6 +268,46 @@ class Result(_Measured):
         return Counters(self._res.counters)
 
     @property
+    def energy_j(self) -> float:
+        """Energy the drive used over the run (all of it: operations, controller, link, idle), J."""
+        return float(self.counters["energy_j"])
+
+    @property
+    def avg_power_w(self) -> float:
+        """Average power over the run (``energy_j`` over the simulated time the run took), W."""
+        return float(self.counters["avg_power_w"])
+
+    @property
+    def max_power_w(self) -> float:
+        """Highest power of one whole interval of the run (``Workload.interval`` wide), W.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-128gb")
+        >>> res = drive.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="1g", interval="10ms"))
+        >>> 0 < res.avg_power_w <= res.max_power_w < 10, len(res.series.power_w) == len(res.series)
+        (True, True)
+        """
+        return self._res.max_power_w
+
+    @property
+    def energy_per_io_uj(self) -> float:
+        """Energy per host read or write over the run, uJ."""
+        return float(self.counters["energy_per_io_uj"])
+
+    @property
+    def mbps_per_w(self) -> float:
+        """Throughput per watt as AnandTech reports it: MB/s over the run's average power."""
+        return self.bandwidth_mbps / self.avg_power_w if self.avg_power_w else 0.0
+
+    @property
+    def mw_per_mbps(self) -> float:
+        """The KIOXIA BG4 brief's power efficiency: the highest interval's power in mW per MB/s of
+        throughput (run with ``interval="10ms"`` for the brief's 10 ms samples)."""
+        return self.max_power_w * 1e3 / self.bandwidth_mbps if self.bandwidth_mbps else 0.0
+
+    @property
     def die_utilisation(self) -> FloatArray:
         """Busy share of each die over the run."""
         return np.asarray(self._res.die_utilisation, dtype=np.float64)
@@ -282,6 +326,14 @@ class Result(_Measured):
             **self._measures(),
             "counters": self.counters,
             "die_utilisation": self.die_utilisation.tolist(),
+            "power": {
+                "energy_j": self.energy_j,
+                "avg_power_w": self.avg_power_w,
+                "max_power_w": self.max_power_w,
+                "energy_per_io_uj": self.energy_per_io_uj,
+                "mbps_per_w": self.mbps_per_w,
+                "mw_per_mbps": self.mw_per_mbps,
+            },
             "series": self.series.to_dict(),
         }
         if len(self.workloads) > 1:

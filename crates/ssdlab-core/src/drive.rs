@@ -23,6 +23,7 @@ use crate::error::SimError;
 use crate::host::{
     Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload, WorkloadError,
 };
+use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -55,6 +56,8 @@ pub struct Drive {
     /// Submitted commands not yet polled, earliest completion first.
     pending: PendingCompletions,
     next_id: u64,
+    /// Energy, power samples, temperature and throttling.
+    power: PowerMeter,
 }
 
 /// Submitted commands not yet polled: a min-heap of small (completion time, id, slot) keys over a slab
@@ -164,6 +167,12 @@ impl Drive {
             host: HostTotals::default(),
             pending: PendingCompletions::default(),
             next_id: 0,
+            power: PowerMeter::new(
+                &cfg.power,
+                &cfg.thermal,
+                cfg.link.lanes,
+                cfg.nand.channels * cfg.nand.dies_per_channel,
+            ),
             cfg,
         })
     }
@@ -186,6 +195,48 @@ impl Drive {
     /// The controller, for inspection (FTL map, NAND counters).
     pub fn controller(&self) -> &Controller {
         &self.ctl
+    }
+
+    /// The power and thermal state, for inspection (temperatures, throttle state, wake-ups).
+    pub fn power(&self) -> &PowerMeter {
+        &self.power
+    }
+
+    /// What the engine has done that costs energy, from the parts' own counters.
+    fn op_totals(&self) -> OpTotals {
+        let n = &self.ctl.nand.counters;
+        let h = &self.host;
+        OpTotals {
+            read_plane_ns: n.read_plane_ns,
+            program_plane_ns: n.program_plane_ns,
+            erase_plane_ns: n.erase_plane_ns,
+            channel_bytes: n.bus_bytes,
+            link_bytes: h.read_bytes + h.write_bytes + self.ctl.counters.hmb_bytes,
+            commands: h.read_ios + h.write_ios + h.trim_ios + h.flush_ios,
+        }
+    }
+
+    /// Close every power sample that ends by `until`; the thermal state they leave sets the NAND's speed.
+    fn sample_power(&mut self, until: Ns) {
+        if let Some(speed) = self.power.skip_to(until, &self.op_totals()) {
+            self.ctl.nand.set_speed_pct(speed);
+        }
+        while self.power.next_sample() <= until {
+            let speed = self.power.sample(self.power.next_sample(), &self.op_totals());
+            self.ctl.nand.set_speed_pct(speed);
+        }
+    }
+
+    fn begin_power(&mut self, measure_start: Ns, interval: Ns) {
+        let ops = self.op_totals();
+        self.power.begin(self.now, measure_start, interval, &ops);
+    }
+
+    fn end_power(&mut self, stats: &mut RunStats) {
+        let ops = self.op_totals();
+        if let Some(rec) = self.power.end(self.now, &ops) {
+            stats.set_power(rec);
+        }
     }
 
     /// Let `ns` of simulated time pass with no host IO; the drive does its background work.
@@ -230,7 +281,14 @@ impl Drive {
     /// Every counter since the drive was made, in the registry's order ([`crate::stats::COUNTERS`]);
     /// derived ones (`waf`, ...) over the drive's whole life.
     pub fn counters(&self) -> Counters {
-        Counters::read(&DriveState { ctl: &self.ctl, host: &self.host, now: self.now })
+        let ops = self.op_totals();
+        Counters::read(&DriveState {
+            ctl: &self.ctl,
+            host: &self.host,
+            now: self.now,
+            power: &self.power,
+            ops,
+        })
     }
 
     /// Play `w` against the drive from its current state and time: [`Drive::run_jobs`] with one job spec.
@@ -285,6 +343,7 @@ impl Drive {
         let mut group = RunStats::new(specs.iter().map(measure_start).min().unwrap_or(t0), first.interval_ns);
         let mut per_spec: Vec<RunStats> =
             specs.iter().map(|w| RunStats::new(measure_start(w), w.interval_ns)).collect();
+        self.begin_power(group.measure_start, first.interval_ns);
         let mut jobs = Vec::new();
         for (s, w) in specs.iter().enumerate() {
             for clone in 0..w.numjobs {
@@ -367,6 +426,7 @@ impl Drive {
             }
         }
         progress(1.0);
+        self.end_power(&mut group);
         let jobs_stats = if specs.len() > 1 { per_spec } else { vec![group.clone()] };
         let mut res = self.result(group, &before, &busy_before, self.now - t0);
         res.jobs = jobs_stats;
@@ -402,6 +462,7 @@ impl Drive {
         let busy_before = self.ctl.nand.die_busy_ns();
         let t0 = self.now;
         let mut stats = RunStats::new(t0, opts.interval_ns);
+        self.begin_power(t0, opts.interval_ns);
         let drain = |d: &mut Drive, stats: &mut RunStats| {
             while let Some(c) = d.poll() {
                 stats.record(&c);
@@ -434,6 +495,7 @@ impl Drive {
             drain(self, &mut stats);
         }
         progress();
+        self.end_power(&mut stats);
         let mut res = self.result(stats, &before, &busy_before, self.now - t0);
         res.jobs = vec![res.stats.clone()];
         Ok(res)
@@ -490,7 +552,8 @@ impl Drive {
         let now = self.now;
         self.check_command(&cmd)?;
         self.background_until(now);
-        let start = self.queue.admit(now).saturating_add(self.cfg.host.submit_ns);
+        let wake = self.power.wake(now);
+        let start = self.queue.admit(now).saturating_add(self.cfg.host.submit_ns + wake);
         let lpn = (cmd.offset / SLOT_BYTES) as u32;
         let n = (cmd.len / SLOT_BYTES) as u32;
         let h = &mut self.host;
@@ -522,6 +585,7 @@ impl Drive {
         .saturating_add(self.cfg.host.complete_ns);
         self.queue.complete_at(done);
         self.host_busy_until = self.host_busy_until.max(done);
+        self.power.busy_until(done);
         let id = self.next_id;
         self.next_id += 1;
         let Command { op, offset, len, tag, .. } = cmd;
@@ -572,7 +636,11 @@ impl Drive {
     pub fn advance(&mut self, until: Ns) {
         if until > self.now {
             self.now = until;
+            // background work in the idle time first, so its energy falls in the samples it happened in
             self.background_until(until);
+            if until >= self.power.next_sample() {
+                self.sample_power(until);
+            }
         }
     }
 

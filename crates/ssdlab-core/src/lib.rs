@@ -24,6 +24,7 @@ pub mod ftl;
 mod host;
 pub mod link;
 pub mod nand;
+pub mod power;
 pub mod stats;
 
 pub use config::{ConfigError, DriveConfig, Problem};

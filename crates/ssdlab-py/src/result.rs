@@ -23,6 +23,9 @@ pub struct NativeResult {
     write_bytes: u64,
     #[pyo3(get)]
     trim_ios: u64,
+    /// Highest power of a whole interval, W.
+    #[pyo3(get)]
+    max_power_w: f64,
     /// None for a job of a run: the drive's counters belong to the run as a whole.
     counters: Option<Counters>,
     #[pyo3(get)]
@@ -44,6 +47,7 @@ impl NativeResult {
             write_ios: s.write.ios,
             write_bytes: s.write.bytes,
             trim_ios: s.trim.ios,
+            max_power_w: s.max_power_w,
             counters: None,
             die_utilisation: Vec::new(),
             series: s.series.columns(),

@@ -34,6 +34,10 @@ pub struct DriveConfig {
     pub ftl: FtlConfig,
     /// `[nand]`: geometry and timings.
     pub nand: NandConfig,
+    /// `[power]`: energy per operation, controller and link power, NVMe idle power states (APST).
+    pub power: PowerConfig,
+    /// `[thermal]`: thermal RC of the package, ambient, throttling at the thermal management temperatures.
+    pub thermal: ThermalConfig,
     /// `[calibration]`: what `ssdlab calibrate` may fit, and to which figures. Optional (a drive without
     /// published figures has none); carried and validated, never read by the engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -427,6 +431,113 @@ impl Default for NandSuspensionConfig {
             max_suspensions_per_op: 8,
         }
     }
+}
+
+/// The drive's power: NAND array energy as supply voltage x current x the array time of each operation
+/// (so SLC and TLC, LSB and MSB pages cost what their tR/tPROG/tBERS take), energy per byte on the NAND
+/// channels and on the link, the controller's idle and active power, the link lanes' power, and the NVMe
+/// non-operational power states the drive enters by itself after idle time (APST).
+///
+/// `P = controller (idle or active) + link (lanes in L0, or L1.2) + sum over NAND operations of
+/// VCC x ICC x array time x planes + channel bytes x channel energy + link bytes x link energy + commands x
+/// command energy`; in a non-operational state the controller draws that state's power instead.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerConfig {
+    /// NAND core supply voltage (VCC), volts.
+    pub nand_vcc_v: f64,
+    /// Array current of a page read (ICC1) on each plane while it senses, mA.
+    pub nand_read_ma: f64,
+    /// Array current of a program (ICC2) on each plane while it programs, mA.
+    pub nand_program_ma: f64,
+    /// Array current of a block erase (ICC3) on each plane while it erases, mA.
+    pub nand_erase_ma: f64,
+    /// Standby current (ISB) of each die when idle, uA.
+    pub nand_standby_ua: f64,
+    /// Energy per byte moved over a NAND channel: the NAND's and the controller's I/O plus ECC, pJ.
+    pub channel_pj_per_byte: f64,
+    /// Energy per payload byte over the host link (host data and HMB traffic), pJ.
+    pub link_pj_per_byte: f64,
+    /// Firmware energy per host command, nJ.
+    pub command_nj: f64,
+    /// Controller power with no command outstanding, in PS0 (clocks running, nothing to do), mW.
+    pub controller_idle_mw: f64,
+    /// Controller power while host commands are outstanding (cores, DMA, buffers), mW.
+    pub controller_active_mw: f64,
+    /// Power of each link lane in L0 (PCIe PHY, or the SATA PHY), mW.
+    pub lane_mw: f64,
+    /// Link power in its deepest idle state (PCIe ASPM L1.2, SATA DevSleep), mW.
+    pub link_idle_mw: f64,
+    /// Idle time after which the link enters `link_idle_mw` (ASPM L1 entry), us.
+    pub link_idle_after_us: f64,
+    /// Time the first command after the link's idle state waits for the link to come back (L1.2 exit), us.
+    pub link_exit_us: f64,
+    /// Autonomous power state transitions (APST): the drive enters `nonop_states` after their idle times.
+    pub apst: bool,
+    /// Non-operational power states (NVMe PS3, PS4, ...), shallowest first: `[[power.nonop_states]]`.
+    pub nonop_states: Vec<NonOpState>,
+}
+
+/// One NVMe non-operational power state (`[[power.nonop_states]]`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NonOpState {
+    /// Its name (`PS3`).
+    pub name: String,
+    /// Controller power in this state (the link's idle power and the NAND's standby come on top), mW.
+    pub controller_mw: f64,
+    /// Host idle time after which APST enters it, ms.
+    pub idle_ms: f64,
+    /// Time to enter it (a command arriving meanwhile waits for the entry, then the exit), us.
+    pub entry_latency_us: f64,
+    /// Time from a command's arrival in this state until the drive is operational again, us.
+    pub exit_latency_us: f64,
+}
+
+/// How the drive is mounted, which sets its thermal resistance and capacity (`thermal.form_factor`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormFactor {
+    /// A BGA package soldered to a motherboard (the board spreads the heat).
+    Bga,
+    /// A bare M.2 2230 card.
+    M2_2230,
+    /// A bare M.2 2242 card.
+    M2_2242,
+    /// A bare M.2 2280 card.
+    M2_2280,
+    /// An M.2 card under a heatsink.
+    Heatsink,
+    /// A 2.5-inch SATA case.
+    #[serde(rename = "2.5in")]
+    TwoPointFiveInch,
+    /// A U.2 enterprise drive in a server's forced airflow.
+    U2,
+}
+
+/// The thermal model (`[thermal]`): the package is one RC node (thermal resistance to ambient R, capacity C,
+/// time constant R*C) heated by the drive's power; the controller and the NAND sit above it by their own
+/// power times their junction resistance. The SMART composite temperature is the hotter of the two. At the
+/// NVMe thermal management temperatures TMT1 and TMT2 the drive throttles (light, then heavy): its NAND
+/// runs at `light_throttle_speed_pct` or `heavy_throttle_speed_pct` of full speed (the die time of every
+/// operation is stretched), until it has cooled `hysteresis_c` below the threshold.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ThermalConfig {
+    /// Air temperature around the drive, C.
+    pub ambient_c: f64,
+    /// `bga`, `m2-2230`, `m2-2242`, `m2-2280`, `heatsink`, `2.5in` or `u2`: sets R and C ([`FormFactor`]).
+    pub form_factor: FormFactor,
+    /// TMT1: light throttling from this composite temperature, C.
+    pub tmt1_c: f64,
+    /// TMT2: heavy throttling from this composite temperature, C.
+    pub tmt2_c: f64,
+    /// NAND speed under light throttling, percent of full speed.
+    pub light_throttle_speed_pct: f64,
+    /// NAND speed under heavy throttling, percent of full speed.
+    pub heavy_throttle_speed_pct: f64,
+    /// A throttle state ends when the composite temperature falls this far below its threshold, C.
+    pub hysteresis_c: f64,
 }
 
 impl ControllerConfig {

@@ -369,6 +369,45 @@ impl DriveConfig {
             ctl.write_buffer_kib,
         );
         self.check_calibration(&mut c);
+        let p = &self.power;
+        c.range_f("power.nand_vcc_v", p.nand_vcc_v, 0.0, 5.0);
+        c.range_f("power.nand_read_ma", p.nand_read_ma, 0.0, 500.0);
+        c.range_f("power.nand_program_ma", p.nand_program_ma, 0.0, 500.0);
+        c.range_f("power.nand_erase_ma", p.nand_erase_ma, 0.0, 500.0);
+        c.range_f("power.nand_standby_ua", p.nand_standby_ua, 0.0, 10_000.0);
+        c.range_f("power.channel_pj_per_byte", p.channel_pj_per_byte, 0.0, 100_000.0);
+        c.range_f("power.link_pj_per_byte", p.link_pj_per_byte, 0.0, 100_000.0);
+        c.range_f("power.command_nj", p.command_nj, 0.0, 1e6);
+        c.range_f("power.controller_idle_mw", p.controller_idle_mw, 0.0, 50_000.0);
+        c.range_f("power.controller_active_mw", p.controller_active_mw, 0.0, 50_000.0);
+        c.range_f("power.lane_mw", p.lane_mw, 0.0, 10_000.0);
+        c.range_f("power.link_idle_mw", p.link_idle_mw, 0.0, 10_000.0);
+        c.range_f("power.link_idle_after_us", p.link_idle_after_us, 0.0, 1e9);
+        c.range_f("power.link_exit_us", p.link_exit_us, 0.0, 1e6);
+        c.range_u("power.nonop_states", p.nonop_states.len() as u64, 0, 8);
+        let mut last_idle = 0.0;
+        for (i, st) in p.nonop_states.iter().enumerate() {
+            let at = |k: &str| format!("power.nonop_states[{i}].{k}");
+            c.range_f(&at("controller_mw"), st.controller_mw, 0.0, 50_000.0);
+            c.range_f(&at("idle_ms"), st.idle_ms, 0.001, 3.6e6);
+            c.range_f(&at("entry_latency_us"), st.entry_latency_us, 0.0, 1e6);
+            c.range_f(&at("exit_latency_us"), st.exit_latency_us, 0.0, 1e6);
+            c.check(
+                st.idle_ms > last_idle || i == 0,
+                &at("idle_ms"),
+                "states go shallowest first: each idle time must be longer than the one before",
+                st.idle_ms,
+            );
+            last_idle = st.idle_ms;
+        }
+        let t = &self.thermal;
+        c.range_f("thermal.ambient_c", t.ambient_c, -40.0, 100.0);
+        c.range_f("thermal.tmt1_c", t.tmt1_c, 0.0, 200.0);
+        c.range_f("thermal.tmt2_c", t.tmt2_c, 0.0, 200.0);
+        c.check(t.tmt2_c >= t.tmt1_c, "thermal.tmt2_c", "must be at least tmt1_c", t.tmt2_c);
+        c.range_f("thermal.light_throttle_speed_pct", t.light_throttle_speed_pct, 1.0, 100.0);
+        c.range_f("thermal.heavy_throttle_speed_pct", t.heavy_throttle_speed_pct, 1.0, 100.0);
+        c.range_f("thermal.hysteresis_c", t.hysteresis_c, 0.0, 50.0);
         if c.0.is_empty() {
             Ok(())
         } else {

@@ -196,6 +196,12 @@ pub struct NandCounters {
     pub reads_waited_program_erase: u64,
     /// Host reads that went ahead of program/erase/GC work queued on their die (read priority).
     pub reads_prioritised: u64,
+    /// Array read time x planes sensed (the power model's read energy).
+    pub read_plane_ns: u64,
+    /// Array program time x planes programmed.
+    pub program_plane_ns: u64,
+    /// Array erase time x planes erased.
+    pub erase_plane_ns: u64,
 }
 
 /// Timing state of every die and channel.
@@ -219,6 +225,8 @@ pub struct Nand {
     channel_gaps: Vec<GapTimeline>,
     /// With `*_max_*` timings: the draw of each operation's time.
     spread: Option<Spread>,
+    /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
+    stretch_permille: u64,
 }
 
 impl Nand {
@@ -243,12 +251,29 @@ impl Nand {
             spread: Spread::new(c, seed),
             geo,
             counters: NandCounters::default(),
+            stretch_permille: 1000,
+        }
+    }
+
+    /// Run the dies at `speed_pct` of full speed (thermal throttling): each operation's die time is
+    /// stretched by 100 / `speed_pct`; the energy it takes is the datasheet operation's.
+    pub fn set_speed_pct(&mut self, speed_pct: f64) {
+        self.stretch_permille = (100_000.0 / speed_pct.clamp(1.0, 100.0)).round() as u64;
+    }
+
+    #[inline]
+    fn stretched(&self, dur: Ns) -> Ns {
+        if self.stretch_permille == 1000 {
+            dur
+        } else {
+            dur * self.stretch_permille / 1000
         }
     }
 
     /// Reserve `dur` of die time for a program, erase or non-host read; returns (start, end).
     #[inline]
     fn die_reserve(&mut self, die: u32, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
+        let dur = self.stretched(dur);
         let d = die as usize;
         let (start, end) = if self.die_ops.is_empty() {
             self.dies[d].reserve(ready, dur)
@@ -269,7 +294,9 @@ impl Nand {
     /// over the channel. Returns when the data is in the controller. For GC, folding and map reads: they
     /// queue behind the die's work and never suspend it (host reads use [`Nand::read_suspending`]).
     pub fn read(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes: u32, bytes: u64) -> Ns {
-        let dur = self.timing.read_die_ns(page, mode, bytes) + self.read_spread(page, mode);
+        let spread = self.read_spread(page, mode);
+        let dur = self.timing.read_die_ns(page, mode, bytes) + spread;
+        self.counters.read_plane_ns += (self.timing.read_ns(page, mode) + spread) * u64::from(planes);
         let (_, sensed) = self.die_reserve(die, ready, dur, OpKind::OtherRead);
         self.channel_out(die, sensed, planes, bytes)
     }
@@ -285,7 +312,9 @@ impl Nand {
         planes: u32,
         bytes: u64,
     ) -> Ns {
-        let dur = self.timing.read_die_ns(page, mode, bytes) + self.read_spread(page, mode);
+        let spread = self.read_spread(page, mode);
+        self.counters.read_plane_ns += (self.timing.read_ns(page, mode) + spread) * u64::from(planes);
+        let dur = self.stretched(self.timing.read_die_ns(page, mode, bytes) + spread);
         let d = die as usize;
         let sensed = if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
@@ -358,6 +387,8 @@ impl Nand {
             Some(s) => s.per_type(|s| &s.tPROG, page, mode),
         };
         let dur = self.timing.command + self.timing.program_ns(page, mode) + extra;
+        self.counters.program_plane_ns +=
+            (self.timing.program_ns(page, mode) + extra) * u64::from(self.geo.planes);
         let (_, done) = self.die_reserve(die, loaded, dur, OpKind::Program);
         self.counters.pages_programmed += u64::from(self.geo.pages_per_program(mode) * self.geo.planes);
         if mode == CellMode::Slc {
@@ -375,6 +406,7 @@ impl Nand {
         };
         let t = &self.timing;
         let dur = t.command + t.tBERS + extra;
+        self.counters.erase_plane_ns += (t.tBERS + extra) * u64::from(self.geo.planes);
         let (_, done) = self.die_reserve(die, ready, dur, OpKind::Erase);
         self.counters.blocks_erased += 1;
         done

@@ -42,6 +42,14 @@ pub enum Unit {
     Events,
     /// A dimensionless quotient.
     Ratio,
+    /// Energy, joules.
+    Joules,
+    /// Energy, microjoules.
+    Microjoules,
+    /// Power, watts.
+    Watts,
+    /// Temperature, degrees Celsius.
+    Celsius,
 }
 
 impl Unit {
@@ -58,6 +66,10 @@ impl Unit {
             Unit::Cycles => "P/E cycles",
             Unit::Events => "events",
             Unit::Ratio => "ratio",
+            Unit::Joules => "J",
+            Unit::Microjoules => "uJ",
+            Unit::Watts => "W",
+            Unit::Celsius => "C",
         }
     }
 }
@@ -121,6 +133,10 @@ pub(crate) struct DriveState<'a> {
     pub host: &'a HostTotals,
     /// The drive's clock.
     pub now: Ns,
+    /// Energy, temperature and throttling.
+    pub power: &'a crate::power::PowerMeter,
+    /// What the engine has done that costs energy, now.
+    pub ops: crate::power::OpTotals,
 }
 
 /// Host commands completed since the drive was made (kept by `Drive`, read by the registry).
@@ -286,6 +302,23 @@ registry! {
             let busy = s.ctl.nand.die_busy_ns();
             busy.iter().map(|&b| b as f64).sum::<f64>() / busy.len().max(1) as f64
         };
+    energy_j: Joules, Total,
+        "Energy the drive used: NAND operations, channel and link bytes, commands, controller and link power.",
+        |s| s.power.energy_j(s.now, &s.ops);
+    nand_energy_j: Joules, Total, "Of energy_j, what the NAND arrays used (operations and standby).",
+        |s| s.power.nand_energy_j(s.now, &s.ops);
+    temperature_c: Celsius, Level,
+        "SMART composite temperature at the last power sample (the hotter of controller and NAND).",
+        |s| s.power.thermal.composite_c();
+    throttled_ns: Ns, Total, "Time the NAND ran thermally throttled (past TMT1 or TMT2).",
+        |s| s.power.counters.throttled_ns as f64;
+    heavy_throttled_ns: Ns, Total, "Of throttled_ns, the time past TMT2 (heavy throttling).",
+        |s| s.power.counters.heavy_throttled_ns as f64;
+    apst_wakeups: Events, Total,
+        "Host commands that found the drive in a non-operational power state and waited for its exit.",
+        |s| s.power.counters.apst_wakeups as f64;
+    link_wakeups: Events, Total, "Host commands that found the link in L1.2 and waited for it.",
+        |s| s.power.counters.link_wakeups as f64;
     // WAF counts flash bytes as the FTL places them (host data, compressed if the drive compresses,
     // + GC moves + folding), so data still in the write buffer at the end of a run counts too;
     // nand_bytes_programmed has what reached the flash. Dirty map pages written back to NAND
@@ -302,6 +335,11 @@ registry! {
     // A die reserved past the span's end can exceed the span; report at most fully busy.
     die_utilisation_mean: Ratio, Derived, "Busy share of the average die over the span.",
         |c| ratio(c[C::die_busy_ns], c[C::sim_time_ns]).min(1.0);
+    avg_power_w: Watts, Derived, "Average power over the span: energy_j per second of simulated time.",
+        |c| ratio(c[C::energy_j], c[C::sim_time_ns] * 1e-9);
+    energy_per_io_uj: Microjoules, Derived,
+        "Energy per host read or write command over the span (all the drive's energy, idle included).",
+        |c| ratio(c[C::energy_j] * 1e6, c[C::host_read_ios] + c[C::host_write_ios]);
 }
 
 impl Counter {

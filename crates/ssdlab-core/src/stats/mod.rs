@@ -94,8 +94,10 @@ pub struct RunStats {
     pub lat_read: Latency,
     /// Latency of writes.
     pub lat_write: Latency,
-    /// Throughput and latency per interval.
+    /// Throughput, latency, power and temperature per interval.
     pub series: Series,
+    /// Highest power of a whole interval of the run (the power model's samples), W; 0 if none was whole.
+    pub max_power_w: f64,
 }
 
 impl RunStats {
@@ -112,6 +114,7 @@ impl RunStats {
             lat_read: Latency::default(),
             lat_write: Latency::default(),
             series: Series::new(interval_ns),
+            max_power_w: 0.0,
         }
     }
 
@@ -138,6 +141,12 @@ impl RunStats {
         };
         self.series.record(c.complete_ns - self.measure_start, rb, wb, lat);
         self.last_completion = self.last_completion.max(c.complete_ns);
+    }
+
+    /// Put the run's power samples into its series ([`Series::set_power`]) and keep their summary.
+    pub fn set_power(&mut self, rec: crate::power::Recording) {
+        self.max_power_w = rec.max_w;
+        self.series.set_power(rec);
     }
 
     /// Simulated time from the end of ramp to the last completion.

@@ -7,6 +7,10 @@ struct Bin {
     ios: u64,
     latency_sum_ns: u64,
     latency_max_ns: u64,
+    /// Energy the drive used in the interval (the power model's samples), J.
+    energy_j: f64,
+    /// SMART composite temperature at the end of the interval, C.
+    temperature_c: f64,
 }
 
 impl Bin {
@@ -16,6 +20,8 @@ impl Bin {
         self.ios += other.ios;
         self.latency_sum_ns += other.latency_sum_ns;
         self.latency_max_ns = self.latency_max_ns.max(other.latency_max_ns);
+        self.energy_j += other.energy_j;
+        self.temperature_c = other.temperature_c;
     }
 }
 
@@ -60,6 +66,26 @@ impl Series {
         b.latency_max_ns = b.latency_max_ns.max(latency);
     }
 
+    /// Put a run's power samples beside its IOs: the finer of the two is widened to the other's interval.
+    /// Intervals after the last completion (the drive still finishing its work) are added.
+    pub fn set_power(&mut self, mut rec: crate::power::Recording) {
+        while self.interval_ns < rec.interval_ns {
+            self.widen();
+        }
+        while rec.interval_ns < self.interval_ns {
+            rec.widen();
+        }
+        if rec.energy_j.len() > self.bins.len() {
+            self.bins.resize(rec.energy_j.len(), Bin::default());
+        }
+        let mut last_temp = rec.temperature_c.first().copied().unwrap_or(0.0);
+        for (i, b) in self.bins.iter_mut().enumerate() {
+            b.energy_j = rec.energy_j.get(i).copied().unwrap_or(0.0);
+            last_temp = rec.temperature_c.get(i).copied().unwrap_or(last_temp);
+            b.temperature_c = last_temp;
+        }
+    }
+
     /// Double the interval, merging each pair of neighbouring intervals.
     fn widen(&mut self) {
         let mut merged = Vec::with_capacity(self.bins.len().div_ceil(2));
@@ -99,6 +125,8 @@ impl Series {
                 }),
             ),
             ("max_latency_us", col(&|b| b.latency_max_ns as f64 / 1e3)),
+            ("power_w", col(&|b| b.energy_j / secs)),
+            ("temperature_c", col(&|b| b.temperature_c)),
         ]
     }
 }

@@ -13,7 +13,11 @@ pub fn preset_text(name: &str) -> String {
 
 /// A preset with `--set` style overrides.
 pub fn drive(preset: &str, overrides: &[(&str, &str)]) -> Drive {
-    let o: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    // These tests' oracles are the data path's own times: no wake-up from APST states or L1.2 after idle
+    // (src/power/tests.rs checks those); a test may still set them.
+    let wake_off = [("power.apst", "false"), ("power.link_exit_us", "0")];
+    let o: Vec<(String, String)> =
+        wake_off.iter().chain(overrides).map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Drive::new(DriveConfig::from_toml_str(&preset_text(preset), &o).unwrap()).unwrap()
 }
 
