@@ -40,7 +40,7 @@ Examples
 >>> from ssdlab.calibrate import load_plan
 >>> plan = load_plan("bg4-128gb")
 >>> [p.path for p in plan.free]
-['ftl.slc_cache.dynamic_fraction', 'ftl.slc_cache.fold_whole_blocks_above_fill', 'nand.slc_tPROG_us']
+['ftl.slc_cache.dynamic_max_pct', 'ftl.slc_cache.fold_whole_blocks_above_fill', 'nand.slc_tPROG_us']
 >>> plan.figures, plan.holdout
 (['bg4-128gb.fill.curve', 'bg4-128gb.fill.slc_cache_GB'], ['bg4-128gb.fill.fill_avg_MBps'])
 """

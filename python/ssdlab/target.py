@@ -249,6 +249,9 @@ def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
         "iops": [iops.get(k, 0.0) for k in keys],
         "mean_latency_us": [sum(lat[k]) / len(lat[k]) / 1e3 if lat.get(k) else math.nan for k in keys],
         "max_latency_us": [math.nan for _ in keys],
+        # a real drive's power and temperature are not visible to fio
+        "power_w": [math.nan for _ in keys],
+        "temperature_c": [math.nan for _ in keys],
     }
 
 
