@@ -77,7 +77,7 @@ impl DataPath {
     /// `bytes` in the controller from `ready` (delivered over `prev_dur` by the stage before) go to the
     /// host: through the SRAM buffer, the DMA engine and the link. Returns when they have arrived.
     #[inline]
-    pub fn to_host(&mut self, link: &mut Link, ready: Ns, prev_dur: Ns, bytes: u64) -> Ns {
+    pub fn send_up(&mut self, link: &mut Link, ready: Ns, prev_dur: Ns, bytes: u64) -> Ns {
         let (t, d) = stage(&mut self.sram, self.sram_bps, ready, prev_dur, SRAM_CROSSINGS * bytes);
         let (t, d) = stage(&mut self.dma[0], self.dma_bps, t, d, bytes);
         let wire = link.wire_ns(bytes);
@@ -87,7 +87,7 @@ impl DataPath {
     /// `bytes` the host sends from `ready` (the device's request has reached host memory) cross the link,
     /// the DMA engine and into the SRAM buffer. Returns when they are in the buffer.
     #[inline]
-    pub fn from_host(&mut self, link: &mut Link, ready: Ns, bytes: u64) -> Ns {
+    pub fn fetch_down(&mut self, link: &mut Link, ready: Ns, bytes: u64) -> Ns {
         let wire = link.wire_ns(bytes);
         let t = link.transfer(Direction::Down, ready, bytes);
         let (t, d) = stage(&mut self.dma[1], self.dma_bps, t, wire, bytes);
@@ -174,8 +174,8 @@ mod tests {
         let mut p = path(0.0, true, 0.0, 0.0);
         assert_eq!(p.decode(1, 7_000, 5_000, 4096), (7_000, 0));
         let (mut a, mut b) = (Link::new(&cfg), Link::new(&cfg));
-        assert_eq!(p.to_host(&mut a, 7_000, 0, 131_072), b.transfer(Direction::Up, 7_000, 131_072));
-        assert_eq!(p.from_host(&mut a, 7_000, 4096), b.transfer(Direction::Down, 7_000, 4096));
+        assert_eq!(p.send_up(&mut a, 7_000, 0, 131_072), b.transfer(Direction::Up, 7_000, 131_072));
+        assert_eq!(p.fetch_down(&mut a, 7_000, 4096), b.transfer(Direction::Down, 7_000, 4096));
     }
 
     #[test]
@@ -193,7 +193,7 @@ mod tests {
         };
         let mut link = Link::new(&cfg);
         let mut p = path(0.0, true, 1000.0, 0.0);
-        let ends: Vec<Ns> = (0..10).map(|_| p.to_host(&mut link, 0, 0, 131_072)).collect();
+        let ends: Vec<Ns> = (0..10).map(|_| p.send_up(&mut link, 0, 0, 131_072)).collect();
         assert_eq!(ends[0], 131_072, "the DMA engine, not the link, is the slowest stage");
         assert_eq!(ends[9], 10 * 131_072);
     }
@@ -213,10 +213,10 @@ mod tests {
             queue_depth_limit: 1024,
         };
         let mut link = Link::new(&cfg);
-        let a = p.from_host(&mut link, 0, 4096);
+        let a = p.fetch_down(&mut link, 0, 4096);
         let wire = link.wire_ns(4096);
         assert_eq!(a, wire.max(4096), "streams behind the link, 2 x 4096 bytes at 2 GB/s");
-        let r = p.to_host(&mut link, 0, 0, 4096);
+        let r = p.send_up(&mut link, 0, 0, 4096);
         assert_eq!(r, a + 4096, "waits for the write's SRAM time; the link streams behind it");
     }
 }

@@ -140,13 +140,13 @@ impl Controller {
         while i < n {
             let Some(ppn) = self.ftl.lookup(lpn + i) else {
                 self.counters.unmapped_reads += 1;
-                done = done.max(self.data.to_host(&mut self.link, t, 0, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
                 i += 1;
                 continue;
             };
             if self.in_write_buffer(ppn, now) {
                 self.counters.write_buffer_hits += 1;
-                done = done.max(self.data.to_host(&mut self.link, t, 0, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
                 i += 1;
                 continue;
             }
@@ -177,7 +177,7 @@ impl Controller {
             let at_controller = self.nand.read_suspending(die, t, page, mode, planes, nand_bytes);
             let (decoded, took) = self.decode(die, at_controller, nand_bytes);
             let inflated = self.engine(1, decoded, host_bytes);
-            done = done.max(self.data.to_host(&mut self.link, inflated, took, host_bytes));
+            done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
         }
         done
@@ -191,7 +191,7 @@ impl Controller {
         let t_fw = self.firmware(now, self.write_overhead);
         let bytes = u64::from(n) * SLOT_BYTES;
         // the device reads the data from host memory: the request goes up, the data comes down
-        let t = self.data.from_host(&mut self.link, t_fw + self.write_fetch, bytes);
+        let t = self.data.fetch_down(&mut self.link, t_fw + self.write_fetch, bytes);
         let t = self.engine(0, t, bytes);
         let k = self.slots_per_lpn(compress_pct);
         let chunk = (self.nand.geo.slots_per_program(CellMode::Native) / k).max(1);
