@@ -91,6 +91,16 @@ def configurations() -> tuple[list[Config], list[str]]:
         candidates.append(
             Config("map programs multi-plane", {"controller.map_cache.map_program_planes": planes})
         )
+    # Controller limits: the data-path ceilings lifted; the write path's firmware commit left out; the
+    # write buffer power-loss protected (flush and FUA free).
+    if _get(base, "controller.data_path.ldpc_mbps"):
+        candidates.append(Config("LDPC decoder unlimited", {"controller.data_path.ldpc_mbps": 0.0}))
+    if _get(base, "controller.write_path.commit_ns"):
+        candidates.append(Config("write commit free", {"controller.write_path.commit_ns": 0}))
+    if _get(base, "controller.write_path.power_loss_protection") is False:
+        candidates.append(
+            Config("power-loss protection on", {"controller.write_path.power_loss_protection": True})
+        )
     # Suspension: the opposite of the preset's setting (on, if the preset has no such section).
     suspend = not bool(_get(base, "nand.suspension.enabled"))
     candidates.append(
@@ -351,8 +361,8 @@ def render(
         "  (2 points or more).",
         "",
         "| configuration | `--set` | SEQ1M Q8T1 R | SEQ1M Q8T1 W | RND4K Q32T1 R | RND4K Q32T1 W "
-        "| RND4K Q1T1 R | fill avg MB/s | last 16 GB MB/s | fill WAF | fill levels |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| RND4K Q1T1 R | RND4K Q1T1 W | fill avg MB/s | last 16 GB MB/s | fill WAF | fill levels |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for c, m in rows:
         keys = [
@@ -361,6 +371,7 @@ def render(
             "RND4K Q32T1 read",
             "RND4K Q32T1 write",
             "RND4K Q1T1 read",
+            "RND4K Q1T1 write",
         ]
         text = [_fmt(m[k]) for k in keys] + [_fmt(m["fill avg"]), _fmt(m["fill last16"])]
         text += [f"{m['fill waf']:.2f}", f"{m['fill levels']:.0f}"]

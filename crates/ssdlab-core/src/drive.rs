@@ -568,7 +568,7 @@ impl Drive {
                 h.write_bytes += cmd.len;
                 let acked = self.ctl.write(start, lpn, n, cmd.compress_pct)?;
                 if cmd.fua {
-                    acked.max(self.ctl.flush(acked))
+                    acked.max(self.ctl.make_durable(acked))
                 } else {
                     acked
                 }

@@ -98,8 +98,12 @@ fn writes_run_at_slc_program_speed_then_at_tlc_speed() {
 
 #[test]
 fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
-    // A fast bus, so that folding is bound by the dies alone.
-    let mut d = small(&[("nand.bus_mts", "3200"), ("controller.map_cache.location", "dram")]);
+    // A fast bus and no LDPC decoder limit (fold reads are decoded), so that folding is bound by the dies alone.
+    let mut d = small(&[
+        ("nand.bus_mts", "3200"),
+        ("controller.map_cache.location", "dram"),
+        ("controller.data_path.ldpc_mbps", "0"),
+    ]);
     let burst = 1u64 << 30;
     seq_write(&mut d, 0, burst);
     let used = d.counters()[C::slc_cache_used_bytes];

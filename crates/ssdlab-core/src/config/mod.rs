@@ -78,6 +78,11 @@ pub struct HostConfig {
     pub submit_ns: u64,
     /// Completion-queue entry + interrupt, until the application sees the completion.
     pub complete_ns: u64,
+    /// Host memory's answer to a device's memory-read request (root complex + DRAM), ns. A write's data
+    /// is fetched by the device: the request crosses the link (`link.latency_ns`), the host answers after
+    /// this, and the data crosses back. Default 0 (the request's link crossing only).
+    #[serde(default)]
+    pub memory_read_ns: u64,
 }
 
 /// The kind of host link.
@@ -193,6 +198,66 @@ pub struct ControllerConfig {
     pub map_cache: MapCacheConfig,
     /// `[controller.compression]`.
     pub compression: CompressionConfig,
+    /// `[controller.data_path]`: throughput ceilings between the NAND channels and the host. Default:
+    /// unlimited (a drive without the section behaves as before it existed).
+    #[serde(default)]
+    pub data_path: DataPathConfig,
+    /// `[controller.write_path]`: what a write costs after its data is in. Default: nothing, no PLP.
+    #[serde(default)]
+    pub write_path: WritePathConfig,
+}
+
+/// Throughput ceilings of the controller's data path (`[controller.data_path]`), each 0 = unlimited.
+///
+/// Read data goes NAND channel -> LDPC decoder -> SRAM buffer -> host DMA engine -> link; write data
+/// link -> DMA -> SRAM -> channel. Each ceiling is a busy timeline the data streams through: a stage
+/// works on data while the stage before delivers it, so it adds time only where it is the slowest. The
+/// decoder works a codeword at a time: a read's data is out `ldpc_codeword_bytes / ldpc_mbps` after its
+/// last codeword arrived at the earliest (the decode latency a QD1 read pays).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DataPathConfig {
+    /// LDPC decoder throughput, MB/s (of one decoder; see `ldpc_per_channel`); 0 = unlimited.
+    pub ldpc_mbps: f64,
+    /// One decoder per NAND channel (true) or one decoder shared by every channel (false).
+    pub ldpc_per_channel: bool,
+    /// Bytes of one LDPC codeword (the unit the decoder works on).
+    pub ldpc_codeword_bytes: u32,
+    /// Host DMA engine throughput between the SRAM buffer and the host, each direction, MB/s; 0 = unlimited.
+    pub dma_mbps: f64,
+    /// SRAM buffer bandwidth, MB/s, shared by reads and writes; host data crosses it twice (in and out).
+    /// 0 = unlimited.
+    pub sram_mbps: f64,
+}
+
+impl Default for DataPathConfig {
+    /// No ceilings: the data path is never the bottleneck.
+    fn default() -> Self {
+        DataPathConfig {
+            ldpc_mbps: 0.0,
+            ldpc_per_channel: true,
+            ldpc_codeword_bytes: 4096,
+            dma_mbps: 0.0,
+            sram_mbps: 0.0,
+        }
+    }
+}
+
+/// The host write path after the command is decoded (`[controller.write_path]`).
+///
+/// A write: firmware decodes it (`controller.write_overhead_ns`, on a core), the device fetches the data
+/// from host memory (`link.latency_ns` + `host.memory_read_ns` + the transfer), the data is admitted into
+/// the write buffer (waiting for space), the map is updated, and firmware commits the write
+/// (`commit_ns`, on a core: buffer allocation, map entry, completion entry). Flush and FUA wait for the
+/// buffered data to be programmed, unless the buffer is power-loss protected.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WritePathConfig {
+    /// Firmware time per write command once its data is in the buffer, ns (on a core).
+    pub commit_ns: u64,
+    /// The write buffer survives power loss (capacitors): a flush or FUA write completes once the data is
+    /// in the buffer, without programming the open units.
+    pub power_loss_protection: bool,
 }
 
 /// On-the-fly compression (SandForce-style): host data is compressed before it is written, so

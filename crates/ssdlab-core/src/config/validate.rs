@@ -167,6 +167,23 @@ impl DriveConfig {
             "must be 0 (unlimited) or 1..=1000000 MB/s",
             z.engine_mbps,
         );
+        c.range_u("host.memory_read_ns", self.host.memory_read_ns, 0, 100_000);
+        let d = &ctl.data_path;
+        for (path, v) in [
+            ("controller.data_path.ldpc_mbps", d.ldpc_mbps),
+            ("controller.data_path.dma_mbps", d.dma_mbps),
+            ("controller.data_path.sram_mbps", d.sram_mbps),
+        ] {
+            // as engine_mbps: under 1 MB/s rounds to 0 bytes/s
+            c.check(
+                v == 0.0 || (v.is_finite() && (1.0..=1e6).contains(&v)),
+                path,
+                "must be 0 (unlimited) or 1..=1000000 MB/s",
+                v,
+            );
+        }
+        c.range_u("controller.data_path.ldpc_codeword_bytes", d.ldpc_codeword_bytes.into(), 512, 16_384);
+        c.range_u("controller.write_path.commit_ns", ctl.write_path.commit_ns, 0, 1_000_000);
         c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);
         c.range_u("controller.write_overhead_ns", ctl.write_overhead_ns, 0, 1_000_000);
         let m = &ctl.map_cache;

@@ -2,17 +2,20 @@
 //! flash operations on the NAND timelines.
 //!
 //! A command's path is computed when it arrives, by reserving each resource it needs in turn
-//! (firmware core -> map lookup -> die/channel -> link). Arrivals are processed in time order, so every
-//! resource is reserved in arrival order.
+//! (firmware core -> map lookup -> die/channel -> LDPC decoder -> SRAM -> DMA -> link for a read;
+//! firmware core -> link -> DMA -> SRAM -> write buffer -> map update -> firmware commit for a write).
+//! Arrivals are processed in time order, so every resource is reserved in arrival order.
 
+mod data_path;
 mod map_cache;
 mod write_buffer;
 
 use crate::config::{CompressionConfig, DriveConfig};
 use crate::engine::{GapTimeline, Ns};
 use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
-use crate::link::{Direction, Link};
+use crate::link::Link;
 use crate::nand::{CellMode, Nand, Ppn};
+use data_path::DataPath;
 use map_cache::MapCache;
 use write_buffer::WriteBuffer;
 
@@ -56,7 +59,14 @@ pub struct ControllerCounters {
 pub struct Controller {
     read_overhead: Ns,
     write_overhead: Ns,
-    cores: Vec<Ns>,
+    /// Firmware time of a write once its data is in the buffer.
+    write_commit: Ns,
+    /// From a write command's decode until host memory sends its data (the memory-read request's way).
+    write_fetch: Ns,
+    /// Flush and FUA complete once the data is in the (protected) buffer.
+    power_loss_protection: bool,
+    cores: Vec<GapTimeline>,
+    data: DataPath,
     /// The host link.
     pub link: Link,
     buffer: WriteBuffer,
@@ -85,7 +95,11 @@ impl Controller {
         Controller {
             read_overhead: cfg.controller.read_overhead_ns,
             write_overhead: cfg.controller.write_overhead_ns,
-            cores: vec![0; cfg.controller.cores as usize],
+            write_commit: cfg.controller.write_path.commit_ns,
+            write_fetch: cfg.link.latency_ns + cfg.host.memory_read_ns,
+            power_loss_protection: cfg.controller.write_path.power_loss_protection,
+            cores: vec![GapTimeline::default(); cfg.controller.cores as usize],
+            data: DataPath::new(&cfg.controller.data_path, cfg.nand.channels),
             link: Link::new(&cfg.link),
             buffer: WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(slot_bytes)),
             compression,
@@ -99,12 +113,21 @@ impl Controller {
         }
     }
 
-    /// Firmware handling on the first free core.
-    fn firmware(&mut self, now: Ns, cost: Ns) -> Ns {
-        let (i, &free) = self.cores.iter().enumerate().min_by_key(|&(i, &f)| (f, i)).expect("cores >= 1");
-        let end = now.max(free) + cost;
-        self.cores[i] = end;
-        end
+    /// Firmware handling of `cost`, ready at `ready`, on the core that can finish it first. Cores keep
+    /// their busy intervals: a write's commit booked for when its data will be in does not hold up
+    /// commands arriving before then.
+    fn firmware(&mut self, ready: Ns, cost: Ns) -> Ns {
+        let mut best = (Ns::MAX, 0);
+        for (i, core) in self.cores.iter().enumerate() {
+            let start = core.earliest(ready, cost);
+            if start < best.0 {
+                best = (start, i);
+                if start == ready {
+                    break;
+                }
+            }
+        }
+        self.cores[best.1].reserve(ready, cost).1
     }
 
     /// Read `n` LPNs from `lpn`, arriving at `now`. Returns when the last byte has reached the host.
@@ -117,13 +140,13 @@ impl Controller {
         while i < n {
             let Some(ppn) = self.ftl.lookup(lpn + i) else {
                 self.counters.unmapped_reads += 1;
-                done = done.max(self.link.transfer(Direction::Up, t, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
                 i += 1;
                 continue;
             };
             if self.in_write_buffer(ppn, now) {
                 self.counters.write_buffer_hits += 1;
-                done = done.max(self.link.transfer(Direction::Up, t, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
                 i += 1;
                 continue;
             }
@@ -152,47 +175,68 @@ impl Controller {
             let mode = self.ftl.block(block).mode;
             let planes = planes_mask.count_ones();
             let at_controller = self.nand.read_suspending(die, t, page, mode, planes, nand_bytes);
-            let inflated = self.engine(1, at_controller, host_bytes);
-            done = done.max(self.link.transfer(Direction::Up, inflated, host_bytes));
+            let (decoded, took) = self.decode(die, at_controller, nand_bytes);
+            let inflated = self.engine(1, decoded, host_bytes);
+            done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
         }
         done
     }
 
-    /// Write `n` LPNs from `lpn`, arriving at `now`. Returns when the write is acknowledged (data in the
-    /// write buffer). Large writes enter the buffer one program unit at a time as space frees.
+    /// Write `n` LPNs from `lpn`, arriving at `now`. Returns when the write is acknowledged: its data
+    /// fetched from host memory into the write buffer, its map entries updated and the write committed by
+    /// firmware. Large writes enter the buffer one program unit at a time as space frees.
     /// `compress_pct` is how compressible the data is (fio's buffer_compress_percentage).
     pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32, compress_pct: u32) -> Result<Ns, FtlError> {
         let t_fw = self.firmware(now, self.write_overhead);
-        let t = self.link.transfer(Direction::Down, t_fw, u64::from(n) * SLOT_BYTES);
-        let t = self.engine(0, t, u64::from(n) * SLOT_BYTES);
-        let mapped = self.map.lookup(t_fw, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
+        let bytes = u64::from(n) * SLOT_BYTES;
+        // the device reads the data from host memory: the request goes up, the data comes down
+        let t = self.data.fetch_down(&mut self.link, t_fw + self.write_fetch, bytes);
+        let t = self.engine(0, t, bytes);
         let k = self.slots_per_lpn(compress_pct);
         let chunk = (self.nand.geo.slots_per_program(CellMode::Native) / k).max(1);
-        let mut acked = t;
+        let mut admitted = t;
         let mut i = 0;
         while i < n {
             let len = chunk.min(n - i);
-            let admitted = self.buffer.admit(t, len * k);
-            acked = admitted;
+            admitted = self.buffer.admit(t, len * k);
             for lpn in lpn + i..lpn + i + len {
                 self.ftl.write(lpn, k, &mut self.ops)?;
             }
             self.schedule(admitted);
             i += len;
         }
-        self.counters.write_buffer_stall_ns += acked - t;
-        // acknowledged once the data is in the buffer and its map entries are at hand
-        Ok(acked.max(mapped))
+        self.counters.write_buffer_stall_ns += admitted - t;
+        // the map entries point at the buffered data once it is in; then firmware commits the write
+        let mapped =
+            self.map.lookup(admitted, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
+        Ok(if self.write_commit == 0 { mapped } else { self.firmware(mapped, self.write_commit) })
     }
 
-    /// Flush, arriving at `now`: partly filled program units are programmed (padded); returns when every
-    /// host write acknowledged so far is on flash.
+    /// Flush, arriving at `now`: firmware handles the command, then [`Controller::make_durable`].
     pub fn flush(&mut self, now: Ns) -> Ns {
         let t = self.firmware(now, self.write_overhead);
+        self.make_durable(t)
+    }
+
+    /// Make every write acknowledged so far durable, from `now` (a flush, or a FUA write once it is in):
+    /// partly filled program units are programmed (padded); returns when every such write is on flash.
+    /// With power-loss protection the buffer already counts as durable: at once.
+    pub fn make_durable(&mut self, now: Ns) -> Ns {
+        if self.power_loss_protection {
+            return now;
+        }
         self.ftl.flush_open_units(&mut self.ops);
-        self.schedule(t);
-        self.in_flight.iter().map(|&(_, _, done)| done).fold(t, Ns::max)
+        self.schedule(now);
+        self.in_flight.iter().map(|&(_, _, done)| done).fold(now, Ns::max)
+    }
+
+    /// A NAND read's `bytes` from `die`, in the controller at `arrived`, through the LDPC decoder.
+    /// Returns (decoded at, decoder time).
+    #[inline]
+    fn decode(&mut self, die: u32, arrived: Ns, bytes: u64) -> (Ns, Ns) {
+        let bus = self.nand.timing.bus_ns(bytes);
+        self.data.decode(self.nand.geo.channel_of(die), arrived, bus, bytes)
     }
 
     /// Slots one LPN of data `compress_pct` percent compressible takes on flash.
@@ -266,6 +310,9 @@ impl Controller {
                     let die = geo.die_of_block(block);
                     let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
                     let d = self.nand.read(die, now, page, mode, planes, bytes);
+                    // GC and folding data is decoded (and re-encoded) like host data
+                    let bus = self.nand.timing.bus_ns(bytes);
+                    let (d, _) = self.data.decode(geo.channel_of(die), d, bus, bytes);
                     gc_read_done = gc_read_done.max(d);
                 }
                 FlashOp::Program { block, offset, slots, source, mode } => {

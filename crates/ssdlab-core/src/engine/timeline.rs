@@ -20,7 +20,16 @@ pub struct GapTimeline {
 }
 
 impl GapTimeline {
-    pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
+    /// When a reservation of `dur` ready at `ready` would start, without making it.
+    #[inline]
+    pub fn earliest(&self, ready: Ns, dur: Ns) -> Ns {
+        self.find(ready, dur).0
+    }
+
+    /// The start of the first idle gap at or after `ready` that fits `dur`, and the index of the first
+    /// busy interval after it.
+    #[inline]
+    fn find(&self, ready: Ns, dur: Ns) -> (Ns, usize) {
         // The first interval ending after `ready`. Requests mostly land near the end of the timeline, so
         // walk back a few intervals before falling back to a binary search (cache misses on a long deque).
         let mut i = self.busy.len();
@@ -41,6 +50,11 @@ impl GapTimeline {
             start = start.max(e);
             i += 1;
         }
+        (start, i)
+    }
+
+    pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
+        let (start, i) = self.find(ready, dur);
         let end = start + dur;
         // Merge with the interval before (ends at start) and after (starts at end).
         let before = i > 0 && self.busy[i - 1].1 == start;

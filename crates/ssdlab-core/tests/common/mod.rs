@@ -32,8 +32,18 @@ pub fn fill(d: &mut Drive, bytes: u64) {
 
 pub const SEC: u64 = 1_000_000_000;
 
+/// LDPC decode of a read of `bytes` (whole codewords) on an idle decoder after its last codeword arrived:
+/// one codeword's decode time (0 without a decoder limit).
+pub fn ldpc_decode_ns(cfg: &DriveConfig, bytes: u64) -> u64 {
+    let d = &cfg.controller.data_path;
+    if d.ldpc_mbps == 0.0 {
+        return 0;
+    }
+    transfer_ns(bytes.min(u64::from(d.ldpc_codeword_bytes)), (d.ldpc_mbps * 1e6).round() as u64)
+}
+
 /// A QD1 4 KiB read on an idle drive whose map lookup hits in DRAM: the sum of its configured stages
-/// (host submit, firmware, map lookup, NAND command + tR, bus transfer, link transfer, completion).
+/// (host submit, firmware, map lookup, NAND command + tR, bus transfer, LDPC decode, link transfer, completion).
 pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
     cfg.host.submit_ns
         + cfg.controller.read_overhead_ns
@@ -41,6 +51,7 @@ pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
         + cfg.nand.command_overhead_ns
         + us_to_ns(cfg.nand.tR_us[0])
         + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
+        + ldpc_decode_ns(cfg, 4096)
         + Link::new(&cfg.link).wire_ns(4096)
         + cfg.link.latency_ns
         + cfg.host.complete_ns

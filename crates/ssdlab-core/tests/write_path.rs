@@ -1,0 +1,85 @@
+//! The host write path (`[controller.write_path]`, `host.memory_read_ns`): a write's latency is the sum of
+//! its stages, and flush / FUA cost what the buffer's power-loss protection says.
+
+mod common;
+
+use common::*;
+use ssdlab_core::link::Link;
+use ssdlab_core::{Command, Drive, Op};
+
+/// Latency of one command submitted to an idle drive.
+fn latency(d: &mut Drive, cmd: Command) -> u64 {
+    d.advance(d.now_ns() + SEC);
+    d.submit(cmd).unwrap();
+    d.advance_to_next_completion();
+    let c = d.poll().unwrap();
+    c.complete_ns - c.submit_ns
+}
+
+#[test]
+fn a_qd1_write_is_the_sum_of_its_write_path_stages() {
+    // enterprise-tlc: map in DRAM, no journal, a write buffer far larger than one write
+    let mut d = drive("enterprise-tlc", &[]);
+    let cfg = d.config().clone();
+    let got = latency(&mut d, Command::new(Op::Write, 0, 4096));
+    let want = cfg.host.submit_ns
+        + cfg.controller.write_overhead_ns    // decode the command (a core)
+        + cfg.link.latency_ns                 // the device's memory-read request reaches the host
+        + cfg.host.memory_read_ns             // host memory answers
+        + Link::new(&cfg.link).wire_ns(4096)  // the data crosses the link ...
+        + cfg.link.latency_ns                 // ... and arrives
+        + cfg.controller.map_cache.lookup_ns  // the map entry points at the buffered data
+        + cfg.controller.write_path.commit_ns // firmware commits the write (a core)
+        + cfg.host.complete_ns;
+    assert_eq!(got, want);
+    assert!(got > 15_000, "the Starblaze study's QD1 writes take 16-18 us, not 7: {got} ns");
+}
+
+#[test]
+fn with_power_loss_protection_flush_and_fua_complete_from_the_buffer() {
+    let mut d = drive("enterprise-tlc", &[]);
+    let cfg = d.config().clone();
+    let write = latency(&mut d, Command::new(Op::Write, 0, 4096));
+    let fua = latency(&mut d, Command { fua: true, ..Command::new(Op::Write, 4096, 4096) });
+    assert_eq!(fua, write, "a FUA write is acknowledged like any other");
+    let flush = latency(&mut d, Command::new(Op::Flush, 0, 0));
+    assert_eq!(flush, cfg.host.submit_ns + cfg.controller.write_overhead_ns + cfg.host.complete_ns);
+}
+
+#[test]
+fn without_power_loss_protection_a_fua_write_waits_for_its_program() {
+    let plp_off = [("controller.write_path.power_loss_protection", "false")];
+    let mut d = drive("enterprise-tlc", &plp_off);
+    let cfg = d.config().clone();
+    let write = latency(&mut d, Command::new(Op::Write, 0, 4096));
+    let fua = latency(&mut d, Command { fua: true, ..Command::new(Op::Write, 4096, 4096) });
+    // the open unit is padded and programmed: one TLC program (tPROG) after the write is in
+    let tprog = (cfg.nand.tPROG_us[0] * 1e3) as u64;
+    assert!(fua >= write + tprog, "FUA {fua} ns vs write {write} ns + tPROG {tprog} ns");
+    let flush = latency(&mut d, Command::new(Op::Flush, 0, 0));
+    assert!(flush < write, "nothing left to program: the flush costs its firmware time ({flush} ns)");
+}
+
+#[test]
+fn a_commit_booked_for_later_does_not_hold_up_a_core_now() {
+    // one core: a write's commit is booked for when its data is in; a read arriving in the meantime
+    // takes the core at once, so its latency is the idle drive's
+    let one_core = [("controller.cores", "1"), ("controller.data_path.ldpc_mbps", "0")];
+    let mut d = drive("enterprise-tlc", &one_core);
+    fill(&mut d, 1 << 20);
+    let alone = latency(&mut d, Command::new(Op::Read, 0, 4096));
+    d.advance(d.now_ns() + SEC);
+    d.submit(Command::new(Op::Write, 8 << 20, 128 << 10)).unwrap();
+    let t = d.now_ns();
+    d.advance(t + 5_000); // the write's command decode is done; its data is still on the link
+    d.submit(Command::new(Op::Read, 0, 4096)).unwrap();
+    let mut read = None;
+    while let Some(_t) = d.advance_to_next_completion() {
+        while let Some(c) = d.poll() {
+            if c.op == Op::Read {
+                read = Some(c.complete_ns - c.submit_ns);
+            }
+        }
+    }
+    assert_eq!(read, Some(alone));
+}
