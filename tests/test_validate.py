@@ -81,23 +81,34 @@ def test_a_fill_curve_segment_is_a_range_row() -> None:
 
 
 def test_a_figure_without_a_method_is_listed_as_such() -> None:
-    rows = validate.rows(["bg4-1tb"], figures=["power"])
-    assert len(rows) == 3
-    for r in rows:
-        assert r.method == "no method yet (power model)"
-        assert (r.model, r.error_pct, r.fit) == (None, None, None)
+    (r,) = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
+    assert r.method == "no method yet (endurance model)"
+    assert (r.model, r.error_pct, r.fit) == (None, None, None)
 
 
 def test_adding_a_method_is_one_registered_function() -> None:
-    @validate.method("power", "read_mW_per_MBps")
+    @validate.method("spec", "endurance_TBW")
     def _fake(fig: Figure, ctx: validate.Context) -> Measured:
-        return Measured(0.39, "mW/(MB/s)", "a fake power method")
+        return Measured(50.0, "TBW", "a fake endurance method")
 
     try:
-        (row,) = validate.rows(["bg4-1tb"], figures=["power.read_mW_per_MBps"])
-        assert (row.method, row.model, row.error_pct) == ("a fake power method", 0.39, pytest.approx(-50.0))
+        (row,) = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
+        assert (row.method, row.model, row.error_pct) == (
+            "a fake endurance method",
+            50.0,
+            pytest.approx(-50.0),
+        )
     finally:
-        del validate._METHODS[("power", "read_mW_per_MBps")]
+        del validate._METHODS[("spec", "endurance_TBW")]
+
+
+def test_the_brief_power_figures_are_measured_by_its_method() -> None:
+    rows = {r.figure: r for r in validate.rows(["bg4-1tb"], figures=["power"])}
+    assert set(rows) == {
+        f"power.{k}" for k in ("read_mW_per_MBps", "write_mW_per_MBps_4lane", "write_mW_per_MBps_2lane")
+    }
+    assert all(r.model is not None and "10 ms samples" in r.method for r in rows.values())
+    assert "bg4-1tb-x2" in rows["power.write_mW_per_MBps_2lane"].method
 
 
 def test_every_published_figure_gives_a_row_or_is_an_input() -> None:
@@ -212,15 +223,15 @@ def test_a_figure_a_preset_value_was_fitted_to_is_in_sample() -> None:
 
 
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["validate", "bg4-1tb", "--figure", "power", "--json"])
+    main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW", "--json"])
     rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == 3 and all(r["error_pct"] is None and r["drive"] == "bg4-1tb" for r in rows)
+    assert len(rows) == 1 and all(r["error_pct"] is None and r["drive"] == "sn520-128gb" for r in rows)
 
 
 def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["validate", "bg4-1tb", "--figure", "power"])
+    main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW"])
     out = capsys.readouterr().out
-    assert "power.read_mW_per_MBps" in out and "no method yet" in out
+    assert "spec.endurance_TBW" in out and "no method yet" in out
 
 
 def test_cli_unknown_preset_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,10 +27,10 @@ from (docs/model.md, "Fitted values"). A fill curve counts with the figures read
 Examples
 --------
 >>> from ssdlab import validate
->>> rows = validate.rows(["bg4-1tb"], figures=["power"])
+>>> rows = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
 >>> r = rows[0]
 >>> (r.drive, r.figure, r.method, r.model, r.error_pct)
-('bg4-1tb', 'power.read_mW_per_MBps', 'no method yet (power model)', None, None)
+('sn520-128gb', 'spec.endurance_TBW', 'no method yet (endurance model)', None, None)
 >>> (row,) = validate.rows(["sn520-128gb"], figures=["fill.slc_cache_GB"], quick=True)  # machinery only
 >>> row.figure, row.unit, row.error_pct == (row.model - row.published) / row.published * 100
 ('fill.slc_cache_GB', 'GB', True)
@@ -169,9 +169,6 @@ _METHODS: dict[tuple[str, str], MethodFn] = {}
 
 #: Figures waiting for a model: ``(table, key)`` -> what is missing.
 NO_METHOD: dict[tuple[str, str], str] = {
-    ("power", "*"): "power model",
-    ("spec", "active_power_W"): "power model",
-    ("spec", "idle_power_mW"): "power model",
     ("spec", "endurance_TBW"): "endurance model",
 }
 
@@ -417,6 +414,7 @@ from ssdlab.suites import as_ssd as _as_ssd  # noqa: E402
 from ssdlab.suites import cdm as _cdm  # noqa: E402
 from ssdlab.suites import dbmix as _dbmix  # noqa: E402
 from ssdlab.suites import fill as _fill  # noqa: E402
+from ssdlab.suites import power as _power  # noqa: E402
 
 GB = 10**9
 
@@ -458,6 +456,33 @@ def _anandtech_run(ctx: Context) -> _anandtech.AnandTechResult:
         "anandtech",
         lambda: _anandtech.run_anandtech(ctx.drive(), max_gb=2.0 if ctx.quick else 32.0),
     )
+
+
+def _power_run(ctx: Context, preset: str | None = None) -> _power.PowerResult:
+    return ctx.once(  # type: ignore[no-any-return]
+        f"power-{preset or ctx.preset}", lambda: _power.run_power(ctx.drive(preset=preset))
+    )
+
+
+@method("power", "read_mW_per_MBps", "write_mW_per_MBps_4lane", "write_mW_per_MBps_2lane")
+def _power_brief(fig: Figure, ctx: Context) -> Measured:
+    # the 2-lane figure is the same drive on PCIe 3.0 x2: the bg4-1tb-x2 preset
+    two_lanes = fig.key.endswith("2lane")
+    res = _power_run(ctx, f"{ctx.preset}-x2" if two_lanes else None)
+    row = res.rows[0 if fig.key.startswith("read") else 1]
+    lanes = "x2 (preset bg4-1tb-x2)" if two_lanes else "x4"
+    how = f"BG4 brief: 128 KiB seq QD32, max of 10 ms samples over 500 ms / MB/s, PCIe 3.0 {lanes}"
+    return Measured(row.mw_per_mbps, "mW per MB/s", how)
+
+
+@method("spec", "active_power_W", "idle_power_mW")
+def _power_spec(fig: Figure, ctx: Context) -> Measured:
+    res = _power_run(ctx)
+    if fig.key == "idle_power_mW":
+        return Measured(
+            res.idle_mw, "mW", "idle 5 s then 1 s measured, APST and L1.2 as the preset enables them"
+        )
+    return Measured(res.max_power_w, "W", "highest 10 ms sample of 128 KiB seq read or write at QD32")
 
 
 @method("anandtech")
