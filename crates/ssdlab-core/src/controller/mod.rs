@@ -117,6 +117,10 @@ impl Controller {
     /// their busy intervals: a write's commit booked for when its data will be in does not hold up
     /// commands arriving before then.
     fn firmware(&mut self, ready: Ns, cost: Ns) -> Ns {
+        // the common case: a core idle from `ready` on
+        if let Some(core) = self.cores.iter_mut().find(|c| c.end() <= ready) {
+            return core.reserve(ready, cost).1;
+        }
         let mut best = (Ns::MAX, 0);
         for (i, core) in self.cores.iter().enumerate() {
             let start = core.earliest(ready, cost);

@@ -20,6 +20,12 @@ pub struct GapTimeline {
 }
 
 impl GapTimeline {
+    /// When the last reservation ends (0 if none).
+    #[inline]
+    pub fn end(&self) -> Ns {
+        self.busy.back().map_or(0, |&(_, e)| e)
+    }
+
     /// When a reservation of `dur` ready at `ready` would start, without making it.
     #[inline]
     pub fn earliest(&self, ready: Ns, dur: Ns) -> Ns {
