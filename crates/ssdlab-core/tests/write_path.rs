@@ -64,7 +64,14 @@ fn without_power_loss_protection_a_fua_write_waits_for_its_program() {
 fn a_commit_booked_for_later_does_not_hold_up_a_core_now() {
     // one core: a write's commit is booked for when its data is in; a read arriving in the meantime
     // takes the core at once, so its latency is the idle drive's
-    let one_core = [("controller.cores", "1"), ("controller.data_path.ldpc_mbps", "0")];
+    // no timing spread (max = the typical times): the two reads must take the same tR
+    let one_core = [
+        ("controller.cores", "1"),
+        ("controller.data_path.ldpc_mbps", "0"),
+        ("nand.tR_max_us", "[50.0]"),
+        ("nand.tPROG_max_us", "[1400.0]"),
+        ("nand.tBERS_max_ms", "5.0"),
+    ];
     let mut d = drive("enterprise-tlc", &one_core);
     fill(&mut d, 1 << 20);
     let alone = latency(&mut d, Command::new(Op::Read, 0, 4096));
