@@ -638,8 +638,8 @@ def rows(
 
     Examples
     --------
-    >>> [(r.figure, r.fit) for r in rows(["bg4-1tb"], figures=["power.read_mW_per_MBps"])]
-    [('power.read_mW_per_MBps', None)]
+    >>> [(r.figure, r.fit) for r in rows(["sn520-128gb"], figures=["spec.endurance_TBW"])]
+    [('spec.endurance_TBW', None)]
     """
     known = {*list_presets()}
     for p in presets or ():
