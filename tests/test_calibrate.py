@@ -7,6 +7,7 @@ The synthetic calibration: a bg4-128gb scaled to 32 GB makes a target fill curve
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -14,6 +15,7 @@ import math
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -203,10 +205,13 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
     while completed < 3 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.5)
         if study.exists():
+            # read-only SQL, not optuna: opening optuna's storage here would race the command creating its
+            # schema (both would write the alembic version)
             try:
-                s = optuna.load_study(study_name="ssdlab-calibrate", storage=storage)
-                completed = len(s.get_trials(states=(optuna.trial.TrialState.COMPLETE,)))
-            except KeyError:  # created, no study in it yet
+                with contextlib.closing(sqlite3.connect(f"file:{study}?mode=ro", uri=True)) as db:
+                    query = "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'"
+                    (completed,) = db.execute(query).fetchone()
+            except sqlite3.Error:  # created, no tables in it yet
                 pass
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
