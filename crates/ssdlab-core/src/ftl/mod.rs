@@ -334,10 +334,11 @@ impl Ftl {
         // Program every unit this entry completed (a compressed entry may spill into the die's next unit);
         // then stripe on to the next die.
         let spp = self.geo.slots_per_program(mode);
-        // a unit uses up its share of block space (an SLC-mode unit bits_per_cell times its data size)
-        let space = u64::from(spp) * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
         let mut completed = false;
         while self.host_units[die].as_ref().is_some_and(|u| u.filled >= spp) {
+            // a unit uses up its share of block space (an SLC-mode unit bits_per_cell times its data size);
+            // worked out here, once per unit, not once per LPN (a division on the fill's hottest path)
+            let space = u64::from(spp) * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
             // GC moves the unit's share of a victim first: host data waits for the work it causes, so the
             // write buffer holds writes back while GC is behind.
             self.pace_garbage_collection(die as u32, space, ops);
