@@ -124,6 +124,20 @@ mod tests {
         DataPath::new(&c, 4)
     }
 
+    /// PCIe 3.0 x4 with 256 B payloads and a one-way latency of `latency_ns`.
+    fn gen3_x4(latency_ns: Ns) -> LinkConfig {
+        LinkConfig {
+            kind: LinkKind::Pcie,
+            gen: 3,
+            lanes: 4,
+            max_payload_bytes: 256,
+            frame_overhead_bytes: 24,
+            flow_control_overhead_pct: 2.0,
+            latency_ns,
+            queue_depth_limit: 1024,
+        }
+    }
+
     #[test]
     fn one_codeword_is_decoded_after_it_has_arrived() {
         // 1000 MB/s: a 4096-byte codeword takes 4096 ns; it arrived at 10 us after 5 us on the channel.
@@ -161,16 +175,7 @@ mod tests {
 
     #[test]
     fn an_unlimited_path_is_the_bare_link() {
-        let cfg = LinkConfig {
-            kind: LinkKind::Pcie,
-            gen: 3,
-            lanes: 4,
-            max_payload_bytes: 256,
-            frame_overhead_bytes: 24,
-            flow_control_overhead_pct: 2.0,
-            latency_ns: 500,
-            queue_depth_limit: 1024,
-        };
+        let cfg = gen3_x4(500);
         let mut p = path(0.0, true, 0.0, 0.0);
         assert_eq!(p.decode(1, 7_000, 5_000, 4096), (7_000, 0));
         let (mut a, mut b) = (Link::new(&cfg), Link::new(&cfg));
@@ -181,16 +186,7 @@ mod tests {
     #[test]
     fn the_dma_engine_caps_back_to_back_transfers_at_its_rate() {
         // 1000 MB/s DMA behind a ~3.5 GB/s link: ten 128 KiB reads ready at once leave 131 us apart.
-        let cfg = LinkConfig {
-            kind: LinkKind::Pcie,
-            gen: 3,
-            lanes: 4,
-            max_payload_bytes: 256,
-            frame_overhead_bytes: 24,
-            flow_control_overhead_pct: 2.0,
-            latency_ns: 0,
-            queue_depth_limit: 1024,
-        };
+        let cfg = gen3_x4(0);
         let mut link = Link::new(&cfg);
         let mut p = path(0.0, true, 1000.0, 0.0);
         let ends: Vec<Ns> = (0..10).map(|_| p.send_up(&mut link, 0, 0, 131_072)).collect();
@@ -202,16 +198,7 @@ mod tests {
     fn host_data_crosses_the_sram_twice() {
         // 2000 MB/s SRAM: 4096 bytes in and out take 4096 ns of it, reads and writes alike.
         let mut p = path(0.0, true, 0.0, 2000.0);
-        let cfg = LinkConfig {
-            kind: LinkKind::Pcie,
-            gen: 3,
-            lanes: 4,
-            max_payload_bytes: 256,
-            frame_overhead_bytes: 24,
-            flow_control_overhead_pct: 2.0,
-            latency_ns: 0,
-            queue_depth_limit: 1024,
-        };
+        let cfg = gen3_x4(0);
         let mut link = Link::new(&cfg);
         let a = p.fetch_down(&mut link, 0, 4096);
         let wire = link.wire_ns(4096);

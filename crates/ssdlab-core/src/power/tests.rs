@@ -42,6 +42,26 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
+/// A client drive's PS3 and PS4 (the BG family's values).
+fn client_states() -> Vec<NonOpState> {
+    vec![
+        NonOpState {
+            name: "PS3".into(),
+            controller_mw: 35.0,
+            idle_ms: 80.0,
+            entry_latency_us: 400.0,
+            exit_latency_us: 1200.0,
+        },
+        NonOpState {
+            name: "PS4".into(),
+            controller_mw: 1.0,
+            idle_ms: 625.0,
+            entry_latency_us: 3000.0,
+            exit_latency_us: 9500.0,
+        },
+    ]
+}
+
 #[test]
 fn a_known_op_mix_gives_the_closed_form_energy_and_average_power() {
     let mut p = quiet();
@@ -88,22 +108,7 @@ fn idle_power_steps_down_through_l1_2_and_the_apst_states() {
     p.link_idle_after_us = 100.0;
     p.nand_standby_ua = 10.0;
     p.apst = true;
-    p.nonop_states = vec![
-        NonOpState {
-            name: "PS3".into(),
-            controller_mw: 35.0,
-            idle_ms: 80.0,
-            entry_latency_us: 400.0,
-            exit_latency_us: 1200.0,
-        },
-        NonOpState {
-            name: "PS4".into(),
-            controller_mw: 1.0,
-            idle_ms: 625.0,
-            entry_latency_us: 3000.0,
-            exit_latency_us: 9500.0,
-        },
-    ];
+    p.nonop_states = client_states();
     let m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
     let standby = 3.3 * 10e-6 * 4.0;
     // 0-100 us: lanes in L0 + controller idle; to 80 ms: L1.2 + idle; to 625 ms: PS3; then PS4
@@ -118,22 +123,7 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
     p.apst = true;
     p.link_idle_after_us = 100.0;
     p.link_exit_us = 70.0;
-    p.nonop_states = vec![
-        NonOpState {
-            name: "PS3".into(),
-            controller_mw: 35.0,
-            idle_ms: 80.0,
-            entry_latency_us: 400.0,
-            exit_latency_us: 1200.0,
-        },
-        NonOpState {
-            name: "PS4".into(),
-            controller_mw: 1.0,
-            idle_ms: 625.0,
-            entry_latency_us: 3000.0,
-            exit_latency_us: 9500.0,
-        },
-    ];
+    p.nonop_states = client_states();
     let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
     let ms = NS_PER_MS;
     m.busy_until(10 * ms);
