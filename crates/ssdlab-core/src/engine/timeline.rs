@@ -36,18 +36,7 @@ impl GapTimeline {
     /// busy interval after it.
     #[inline]
     fn find(&self, ready: Ns, dur: Ns) -> (Ns, usize) {
-        // The first interval ending after `ready`. Requests mostly land near the end of the timeline, so
-        // walk back a few intervals before falling back to a binary search (cache misses on a long deque).
-        let mut i = self.busy.len();
-        let mut steps = 0;
-        while i > 0 && self.busy[i - 1].1 > ready {
-            i -= 1;
-            steps += 1;
-            if steps == 8 {
-                i = self.busy.partition_point(|&(_, e)| e <= ready);
-                break;
-            }
-        }
+        let mut i = self.first_ending_after(ready);
         let mut start = ready;
         while let Some(&(s, e)) = self.busy.get(i) {
             if start + dur <= s {
@@ -57,6 +46,37 @@ impl GapTimeline {
             i += 1;
         }
         (start, i)
+    }
+
+    /// The index of the first busy interval ending after `ready`. Requests mostly land near the end of the
+    /// timeline (a few dozen future bookings behind thousands of finished ones), so gallop back from the
+    /// end and search only that tail: the cache lines near the end, not a binary search over the deque.
+    #[inline]
+    fn first_ending_after(&self, ready: Ns) -> usize {
+        let len = self.busy.len();
+        if self.end() <= ready {
+            return len;
+        }
+        let (mut lo, mut hi) = (len, len); // every interval from `hi` on ends after `ready`
+        let mut step = 8;
+        while lo > 0 {
+            lo = len.saturating_sub(step);
+            if self.busy[lo].1 <= ready {
+                break;
+            }
+            hi = lo;
+            step *= 2;
+        }
+        // the answer is in lo..=hi
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.busy[mid].1 <= ready {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
@@ -97,5 +117,17 @@ mod tests {
         assert_eq!(t.reserve(0, 60), (150, 210), "the 40 ns gap at 60..100 is too small");
         assert_eq!(t.reserve(60, 40), (60, 100), "an exact fit fills the gap");
         assert_eq!(t.busy, VecDeque::from([(0, 210)]), "touching intervals merge");
+    }
+
+    #[test]
+    fn the_tail_search_finds_what_a_search_of_the_whole_timeline_finds() {
+        let mut t = GapTimeline::default();
+        for k in 0..300u64 {
+            t.reserve(k * 100, 50);
+        }
+        for ready in (0..31_000).step_by(7) {
+            let expected = t.busy.partition_point(|&(_, e)| e <= ready);
+            assert_eq!(t.first_ending_after(ready), expected, "ready {ready}");
+        }
     }
 }
