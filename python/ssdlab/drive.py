@@ -65,6 +65,8 @@ class Completion(NamedTuple):
     submit_ns: int
     complete_ns: int
     status: str
+    data: bytes | None = None
+    """A read's bytes when the drive keeps data (``Drive.from_preset(..., data=True)``), else None."""
 
     @property
     def latency_us(self) -> float:
@@ -155,9 +157,11 @@ class Drive:
         self._drive = native
 
     @classmethod
-    def from_preset(cls, name: str, set: Overrides = None, capacity_gb: float | None = None) -> Drive:
+    def from_preset(
+        cls, name: str, set: Overrides = None, capacity_gb: float | None = None, data: bool = False
+    ) -> Drive:
         """A built-in preset (see :func:`ssdlab.list_presets`); ``capacity_gb`` scales it down (see
-        :func:`scale_capacity`).
+        :func:`scale_capacity`); ``data`` keeps what is written (see :meth:`enable_data`).
 
         Examples
         --------
@@ -166,7 +170,41 @@ class Drive:
         (128, True)
         """
         text = read_preset(name)
-        return cls(_native(text, _scaled(text, capacity_gb, set), f"preset {name}.toml"))
+        drive = cls(_native(text, _scaled(text, capacity_gb, set), f"preset {name}.toml"))
+        if data:
+            drive.enable_data()
+        return drive
+
+    def enable_data(self) -> None:
+        """Keep the data written from now on: a read's completion carries it (:attr:`Completion.data`),
+        :meth:`read_data` shows it. Never-written and trimmed pages read as zeros; each stored page has a
+        CRC checked on reads (a mismatch counts in ``data_integrity_errors``). Timing is unchanged;
+        memory grows by 4 KiB per page holding data.
+
+        Examples
+        --------
+        >>> drive = Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 1}, data=True)
+        >>> _ = drive.submit("write", 4096, 4096, data=b"\x2a" * 4096)
+        >>> rid = drive.submit("read", 0, 8192)
+        >>> done = []
+        >>> while drive.outstanding:
+        ...     _ = drive.advance()
+        ...     done += drive.poll()
+        >>> read = next(c for c in done if c.id == rid)
+        >>> read.data[4095], read.data[4096]
+        (0, 42)
+        """
+        self._drive.enable_data()
+
+    @property
+    def data_enabled(self) -> bool:
+        """True when the drive keeps the data written (:meth:`enable_data`)."""
+        return self._drive.data_enabled
+
+    def read_data(self, offset: int | str, length: int | str) -> bytes:
+        """What a read of ``length`` bytes from ``offset`` would return now, taking no simulated time
+        (for checks). Needs data on; offsets and lengths are whole 4 KiB pages."""
+        return self._drive.read_data(parse_size(offset, "offset"), parse_size(length, "length"))
 
     @classmethod
     def from_toml(
@@ -313,8 +351,12 @@ class Drive:
         *,
         compress_percentage: int = 0,
         fua: bool = False,
+        data: bytes | None = None,
     ) -> int:
         """Submit one command at the drive's current time (:attr:`now_ns`) and return its id.
+
+        ``data`` is a write's bytes (as long as the write), kept when the drive keeps data
+        (:meth:`enable_data`; a write without it stores zeros).
 
         ``op`` is ``read``, ``write``, ``trim`` or ``flush`` (a flush ignores offset and length and
         completes once every acknowledged write is on flash). Offsets and lengths are whole 4 KiB pages;
@@ -337,7 +379,7 @@ class Drive:
         (True, 'flush', 'success')
         """
         return self._drive.submit(
-            op, parse_size(offset, "offset"), parse_size(length, "length"), compress_percentage, fua
+            op, parse_size(offset, "offset"), parse_size(length, "length"), compress_percentage, fua, data
         )
 
     def advance(self, until_ns: int | None = None) -> int:

@@ -18,6 +18,7 @@
 
 use crate::config::DriveConfig;
 use crate::controller::{Controller, SLOT_BYTES};
+use crate::data::DataStore;
 use crate::engine::{Event, EventQueue, Ns};
 use crate::error::SimError;
 use crate::host::{
@@ -26,7 +27,7 @@ use crate::host::{
 use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// The most a read or write command moves (bytes), as a controller's maximum data transfer size.
 pub const MAX_TRANSFER: u64 = 64 << 20;
@@ -58,6 +59,10 @@ pub struct Drive {
     next_id: u64,
     /// Energy, power samples, temperature and throttling.
     power: PowerMeter,
+    /// What the host wrote, when the drive keeps data ([`Drive::enable_data`]).
+    data: Option<DataStore>,
+    /// The data of read commands not yet taken ([`Drive::take_read_data`]), by command id.
+    read_payloads: HashMap<u64, Vec<u8>>,
 }
 
 /// Submitted commands not yet polled: a min-heap of small (completion time, id, slot) keys over a slab
@@ -173,8 +178,44 @@ impl Drive {
                 cfg.link.lanes,
                 cfg.nand.channels * cfg.nand.dies_per_channel,
             ),
+            data: None,
+            read_payloads: HashMap::new(),
             cfg,
         })
+    }
+
+    /// Keep the data the host writes from now on: reads return it (see [`crate::data`]). Pages written
+    /// before read as zeros. Timing is the same with data on or off (`tests/data.rs` shows the use).
+    pub fn enable_data(&mut self) {
+        self.data.get_or_insert_with(DataStore::default);
+    }
+
+    /// True when the drive keeps the data written ([`Drive::enable_data`]).
+    pub fn data_enabled(&self) -> bool {
+        self.data.is_some()
+    }
+
+    /// The data store, when the drive keeps data (fault injection: [`DataStore::corrupt`]).
+    pub fn data_store_mut(&mut self) -> Option<&mut DataStore> {
+        self.data.as_mut()
+    }
+
+    /// What a read of `len` bytes from `offset` would return now, without taking any time (checks and
+    /// tools). Zeros where nothing is stored; an error if the drive keeps no data or the range is bad.
+    pub fn read_data(&mut self, offset: u64, len: u64) -> Result<Vec<u8>, SimError> {
+        self.check_command(&Command::new(Op::Trim, offset, len))?;
+        let Some(store) = self.data.as_mut() else {
+            return Err(WorkloadError::new("data", "the drive keeps no data (enable it first)", "off").into());
+        };
+        let mut out = Vec::new();
+        self.host.data_integrity_errors +=
+            store.read((offset / SLOT_BYTES) as u32, (len / SLOT_BYTES) as u32, &mut out);
+        Ok(out)
+    }
+
+    /// The data a read command returned, once (None for other commands, or if the drive keeps no data).
+    pub fn take_read_data(&mut self, id: u64) -> Option<Vec<u8>> {
+        self.read_payloads.remove(&id)
     }
 
     /// The drive's configuration.
@@ -266,6 +307,9 @@ impl Drive {
         let end = (offset + len) / SLOT_BYTES;
         if end > first {
             self.ctl.trim(self.now, first as u32, (end - first) as u32);
+            if let Some(store) = &mut self.data {
+                store.trim(first as u32, (end - first) as u32);
+            }
         }
         Ok(())
     }
@@ -275,6 +319,9 @@ impl Drive {
     pub fn sanitize(&mut self) {
         self.background_until(self.now);
         self.now = self.ctl.sanitize(self.now, &self.cfg);
+        if let Some(store) = &mut self.data {
+            store.clear();
+        }
         self.host_busy_until = self.now;
     }
 
@@ -549,8 +596,28 @@ impl Drive {
     /// Offset and length must be whole 4 KiB pages inside the drive; a read or write moves at most
     /// 64 MiB; a trim any length. A flush ignores both.
     pub fn submit(&mut self, cmd: Command) -> Result<u64, SimError> {
+        self.submit_with_data(cmd, None)
+    }
+
+    /// [`Drive::submit`] with the data of a write. With data on ([`Drive::enable_data`]) a write stores
+    /// `data` (zeros when `None`), a read's data is kept for [`Drive::take_read_data`] and a trim drops
+    /// its pages; with data off `data` is ignored. `data` must be as long as the write.
+    pub fn submit_with_data(&mut self, cmd: Command, data: Option<&[u8]>) -> Result<u64, SimError> {
         let now = self.now;
         self.check_command(&cmd)?;
+        if let Some(d) = data {
+            if cmd.op != Op::Write {
+                return Err(WorkloadError::new("data", "only a write carries data", cmd.op).into());
+            }
+            if d.len() as u64 != cmd.len {
+                return Err(WorkloadError::new(
+                    "data",
+                    &format!("must be as long as the write ({} bytes)", cmd.len),
+                    d.len(),
+                )
+                .into());
+            }
+        }
         self.background_until(now);
         let wake = self.power.wake(now);
         let start = self.queue.admit(now).saturating_add(self.cfg.host.submit_ns + wake);
@@ -588,6 +655,20 @@ impl Drive {
         self.power.busy_until(done);
         let id = self.next_id;
         self.next_id += 1;
+        if let Some(store) = &mut self.data {
+            let (lpn, n) = ((cmd.offset / SLOT_BYTES) as u32, (cmd.len / SLOT_BYTES) as u32);
+            match (cmd.op, data) {
+                (Op::Write, Some(d)) => store.write(lpn, d),
+                (Op::Write, None) => store.trim(lpn, n), // zeros: nothing stored
+                (Op::Read, _) => {
+                    let mut out = Vec::new();
+                    self.host.data_integrity_errors += store.read(lpn, n, &mut out);
+                    self.read_payloads.insert(id, out);
+                }
+                (Op::Trim, _) => store.trim(lpn, n),
+                (Op::Flush, _) => {}
+            }
+        }
         let Command { op, offset, len, tag, .. } = cmd;
         let c = Completion {
             id,

@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod controller;
+pub mod data;
 pub mod drive;
 pub mod engine;
 mod error;

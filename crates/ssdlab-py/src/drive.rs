@@ -5,7 +5,7 @@ use crate::result::{counters_dict, NativeResult};
 use crate::workload;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use ssdlab_core::{Command, Op, TraceFormat, TraceReader};
 use ssdlab_core::{Drive, DriveConfig, ReplayOptions, SimError, Timing};
 use std::io::{BufRead, BufReader, Read};
@@ -77,7 +77,8 @@ impl NativeDrive {
     }
 
     /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.
-    #[pyo3(signature = (op, offset, length, compress_percentage = 0, fua = false))]
+    /// `data`: a write's bytes, kept when the drive keeps data.
+    #[pyo3(signature = (op, offset, length, compress_percentage = 0, fua = false, data = None))]
     fn submit(
         slf: &Bound<'_, Self>,
         op: &str,
@@ -85,12 +86,38 @@ impl NativeDrive {
         length: u64,
         compress_percentage: u32,
         fua: bool,
+        data: Option<&[u8]>,
     ) -> PyResult<u64> {
         let py = slf.py();
         let op = Op::from_str(op).map_err(|e| to_py(py, e.into()))?;
         let cmd = Command { compress_pct: compress_percentage, fua, ..Command::new(op, offset, length) };
         let mut this = borrow_mut(slf)?;
-        guarded(|| this.drive.submit(cmd))?.map_err(|e| to_py(py, e))
+        guarded(|| this.drive.submit_with_data(cmd, data))?.map_err(|e| to_py(py, e))
+    }
+
+    /// Keep the data written from now on (reads return it).
+    fn enable_data(slf: &Bound<'_, Self>) -> PyResult<()> {
+        borrow_mut(slf)?.drive.enable_data();
+        Ok(())
+    }
+
+    #[getter]
+    fn data_enabled(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        Ok(borrow(slf)?.drive.data_enabled())
+    }
+
+    /// What a read of `length` bytes from `offset` returns now, taking no simulated time.
+    fn read_data<'py>(slf: &Bound<'py, Self>, offset: u64, length: u64) -> PyResult<Bound<'py, PyBytes>> {
+        let py = slf.py();
+        let mut this = borrow_mut(slf)?;
+        let data = guarded(|| this.drive.read_data(offset, length))?.map_err(|e| to_py(py, e))?;
+        Ok(PyBytes::new(py, &data))
+    }
+
+    /// Flip one bit of the stored page at `lpn` without updating its CRC (fault injection); False if the
+    /// page holds no data.
+    fn corrupt_data(slf: &Bound<'_, Self>, lpn: u32, bit: usize) -> PyResult<bool> {
+        Ok(borrow_mut(slf)?.drive.data_store_mut().is_some_and(|d| d.corrupt(lpn, bit)))
     }
 
     /// Move the clock to `until_ns` (never back), or with None to the next completion; returns the time.
@@ -108,13 +135,22 @@ impl NativeDrive {
         }
     }
 
-    /// Completions due by now, as (id, op, offset, length, submit_ns, complete_ns, status) tuples.
+    /// Completions due by now, as (id, op, offset, length, submit_ns, complete_ns, status, data) tuples;
+    /// `data` is a read's bytes when the drive keeps data, else None.
     #[allow(clippy::type_complexity)]
-    fn poll(slf: &Bound<'_, Self>) -> PyResult<Vec<(u64, &'static str, u64, u64, u64, u64, &'static str)>> {
+    fn poll<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<Vec<(u64, &'static str, u64, u64, u64, u64, &'static str, Option<Bound<'py, PyBytes>>)>>
+    {
+        let py = slf.py();
         let mut this = borrow_mut(slf)?;
-        Ok(std::iter::from_fn(|| this.drive.poll())
-            .map(|c| (c.id, c.op.name(), c.offset, c.len, c.submit_ns, c.complete_ns, c.status.name()))
-            .collect())
+        let drive = &mut this.drive;
+        let mut out = Vec::new();
+        while let Some(c) = drive.poll() {
+            let data = drive.take_read_data(c.id).map(|d| PyBytes::new(py, &d));
+            out.push((c.id, c.op.name(), c.offset, c.len, c.submit_ns, c.complete_ns, c.status.name(), data));
+        }
+        Ok(out)
     }
 
     /// Commands submitted and not yet polled.

@@ -148,6 +148,8 @@ pub(crate) struct HostTotals {
     pub write_bytes: u64,
     pub trim_ios: u64,
     pub flush_ios: u64,
+    /// Stored pages that failed their CRC check on a read (with data on; see [`crate::data`]).
+    pub data_integrity_errors: u64,
 }
 
 /// `num / den`, 0 for an empty span (no host writes, no lookups).
@@ -204,6 +206,7 @@ registry! {
     host_write_bytes: Bytes, Total, "Bytes the host wrote.", |s| s.host.write_bytes as f64;
     host_trim_ios: Ios, Total, "Trim (deallocate) commands the host completed.", |s| s.host.trim_ios as f64;
     host_flush_ios: Ios, Total, "Flush commands the host completed.", |s| s.host.flush_ios as f64;
+    data_integrity_errors: Pages, Total, "Pages a read returned whose stored CRC no longer matched (data on only; NVMe's Media and Data Integrity Errors).", |s| s.host.data_integrity_errors as f64;
     host_pages_written: Pages, Total, "Logical pages the host wrote, as the FTL mapped them.",
         |s| s.ctl.ftl.counters().host_lpns_written as f64;
     flash_bytes_written: Bytes, Total,

@@ -1,0 +1,172 @@
+//! What the host wrote: the data of every 4 KiB logical page, kept sparse and checked by a CRC.
+//!
+//! Timing never depends on the data, so a drive keeps none unless asked ([`crate::Drive::enable_data`]):
+//! timing-only runs cost nothing here. With data on, a page the host never wrote (or trimmed, or wrote
+//! as zeros) holds nothing and reads as zeros, as NVMe's deterministic read after deallocate (DLFEAT
+//! "reads zeros") says; memory grows with the pages holding data, not with capacity. Each stored page
+//! carries a CRC-32 computed when it was written and checked on every read: a mismatch (a flipped bit
+//! injected by [`DataStore::corrupt`]) is counted as a data-integrity error and the read returns
+//! the page as it is, as a drive reports an unrecoverable read error rather than invent data.
+//!
+//! ```
+//! use ssdlab_core::data::DataStore;
+//! let mut d = DataStore::default();
+//! d.write(3, &[7u8; 4096]);
+//! let mut out = Vec::new();
+//! d.read(2, 2, &mut out);
+//! assert_eq!((out[0], out[4096]), (0, 7)); // page 2 never written: zeros
+//! assert_eq!(d.pages_held(), 1);
+//! ```
+
+use std::collections::HashMap;
+
+/// Bytes in one logical page (LPN).
+pub const PAGE_BYTES: usize = 4096;
+
+/// One stored page and the CRC-32 taken when it was written.
+#[derive(Clone, Debug)]
+struct Page {
+    bytes: Box<[u8]>,
+    crc: u32,
+}
+
+/// The data of the pages that hold any, by LPN.
+#[derive(Clone, Debug, Default)]
+pub struct DataStore {
+    pages: HashMap<u32, Page>,
+    integrity_errors: u64,
+}
+
+impl DataStore {
+    /// Store `data` (whole pages) from `lpn` on. A page of zeros is dropped: it reads as zeros anyway.
+    pub fn write(&mut self, lpn: u32, data: &[u8]) {
+        debug_assert!(data.len().is_multiple_of(PAGE_BYTES));
+        for (k, chunk) in data.chunks_exact(PAGE_BYTES).enumerate() {
+            let l = lpn + k as u32;
+            if chunk.iter().all(|&b| b == 0) {
+                self.pages.remove(&l);
+            } else {
+                self.pages.insert(l, Page { bytes: chunk.into(), crc: crc32fast::hash(chunk) });
+            }
+        }
+    }
+
+    /// Append `n` pages from `lpn` to `out`, checking each stored page's CRC. Returns how many failed it
+    /// (also counted in [`DataStore::integrity_errors`]).
+    pub fn read(&mut self, lpn: u32, n: u32, out: &mut Vec<u8>) -> u64 {
+        out.reserve(n as usize * PAGE_BYTES);
+        let mut bad = 0;
+        for l in lpn..lpn + n {
+            match self.pages.get(&l) {
+                Some(p) => {
+                    if crc32fast::hash(&p.bytes) != p.crc {
+                        bad += 1;
+                    }
+                    out.extend_from_slice(&p.bytes);
+                }
+                None => out.resize(out.len() + PAGE_BYTES, 0),
+            }
+        }
+        self.integrity_errors += bad;
+        bad
+    }
+
+    /// Drop `n` pages from `lpn` (trim): they read as zeros.
+    pub fn trim(&mut self, lpn: u32, n: u32) {
+        if u64::from(n) >= self.pages.len() as u64 {
+            self.pages.retain(|&l, _| l < lpn || l - lpn >= n);
+        } else {
+            for l in lpn..lpn + n {
+                self.pages.remove(&l);
+            }
+        }
+    }
+
+    /// Drop every page (sanitize).
+    pub fn clear(&mut self) {
+        self.pages.clear();
+    }
+
+    /// Pages that hold data.
+    pub fn pages_held(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Stored pages whose CRC check failed on a read, over the store's life.
+    pub fn integrity_errors(&self) -> u64 {
+        self.integrity_errors
+    }
+
+    /// Flip bit `bit` of page `lpn`'s stored data without updating its CRC (a media error, for tests and
+    /// fault injection). Returns false if the page holds no data.
+    pub fn corrupt(&mut self, lpn: u32, bit: usize) -> bool {
+        match self.pages.get_mut(&lpn) {
+            Some(p) => {
+                p.bytes[(bit / 8) % PAGE_BYTES] ^= 1 << (bit % 8);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(v: u8) -> Vec<u8> {
+        vec![v; PAGE_BYTES]
+    }
+
+    #[test]
+    fn a_read_returns_the_last_write_and_zeros_elsewhere() {
+        let mut d = DataStore::default();
+        d.write(10, &[page(1), page(2)].concat());
+        d.write(11, &page(3));
+        let mut out = Vec::new();
+        assert_eq!(d.read(9, 4, &mut out), 0);
+        let firsts: Vec<u8> = out.chunks(PAGE_BYTES).map(|c| c[0]).collect();
+        assert_eq!(firsts, [0, 1, 3, 0]);
+    }
+
+    #[test]
+    fn memory_grows_with_pages_holding_data_not_with_what_was_addressed() {
+        let mut d = DataStore::default();
+        d.write(0, &page(5));
+        d.write(1_000_000, &page(5));
+        d.write(2, &page(0));
+        assert_eq!(d.pages_held(), 2, "a zero page is not stored");
+        d.write(0, &page(0));
+        assert_eq!(d.pages_held(), 1, "overwriting with zeros frees the page");
+    }
+
+    #[test]
+    fn trimmed_and_cleared_pages_read_as_zeros() {
+        let mut d = DataStore::default();
+        for l in 0..8 {
+            d.write(l, &page(9));
+        }
+        d.trim(2, 3);
+        let mut out = Vec::new();
+        d.read(0, 8, &mut out);
+        let firsts: Vec<u8> = out.chunks(PAGE_BYTES).map(|c| c[0]).collect();
+        assert_eq!(firsts, [9, 9, 0, 0, 0, 9, 9, 9]);
+        d.trim(0, u32::MAX);
+        assert_eq!(d.pages_held(), 0, "a trim longer than the store takes the retain path");
+        d.write(1, &page(4));
+        d.clear();
+        assert_eq!(d.pages_held(), 0);
+    }
+
+    #[test]
+    fn a_flipped_bit_fails_the_crc_and_is_counted() {
+        let mut d = DataStore::default();
+        d.write(7, &page(0xA5));
+        assert!(d.corrupt(7, 12_345));
+        assert!(!d.corrupt(8, 0), "nothing stored there");
+        let mut out = Vec::new();
+        assert_eq!(d.read(6, 3, &mut out), 1);
+        assert_eq!(d.integrity_errors(), 1);
+        assert_eq!(out[PAGE_BYTES + 12_345 / 8], 0xA5 ^ (1 << (12_345 % 8)), "returned as stored");
+    }
+}

@@ -1,0 +1,77 @@
+"""A drive that keeps data: what is written reads back (through completions and `read_data`), trims and
+sanitize drop it, a flipped bit is a counted integrity error, and keeping data changes no timing."""
+
+import pytest
+
+import ssdlab
+from ssdlab import Drive
+
+PAGE = 4096
+
+
+def small(data: bool = True) -> Drive:
+    return Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 1}, data=data)
+
+
+def drain(drive: Drive) -> list[ssdlab.drive.Completion]:
+    done = []
+    while drive.outstanding:
+        drive.advance()
+        done += drive.poll()
+    return done
+
+
+def page(lpn: int, version: int = 0) -> bytes:
+    return bytes((lpn * 7 + i + version) % 251 for i in range(PAGE))
+
+
+def test_reads_return_the_last_write_and_zeros_elsewhere() -> None:
+    d = small()
+    for version in range(3):
+        for lpn in range(16):
+            d.submit("write", lpn * PAGE, PAGE, data=page(lpn, version))
+        drain(d)
+    rid = d.submit("read", 0, 17 * PAGE)
+    (read,) = [c for c in drain(d) if c.id == rid]
+    assert read.data is not None
+    assert read.data[: 16 * PAGE] == b"".join(page(lpn, 2) for lpn in range(16))
+    assert read.data[16 * PAGE :] == bytes(PAGE), "never written: zeros"
+    assert d.read_data(5 * PAGE, PAGE) == page(5, 2)
+
+
+def test_trim_and_sanitize_make_pages_read_zeros() -> None:
+    d = small()
+    for lpn in range(8):
+        d.submit("write", lpn * PAGE, PAGE, data=page(lpn))
+    d.submit("trim", 2 * PAGE, 2 * PAGE)
+    drain(d)
+    assert d.read_data(0, 8 * PAGE) == page(0) + page(1) + bytes(2 * PAGE) + b"".join(
+        page(lpn) for lpn in range(4, 8)
+    )
+    d.sanitize()
+    assert d.read_data(0, 8 * PAGE) == bytes(8 * PAGE)
+
+
+def test_a_flipped_bit_is_a_counted_data_integrity_error() -> None:
+    d = small()
+    d.submit("write", 0, PAGE, data=page(0))
+    drain(d)
+    assert d._drive.corrupt_data(0, 77)
+    assert d.read_data(0, PAGE) != page(0)
+    assert d.counters()["data_integrity_errors"] == 1
+
+
+def test_keeping_data_changes_no_timing() -> None:
+    plain, kept = small(data=False), small(data=True)
+    w = ssdlab.Workload(rw="randrw", bs="4k", iodepth=8, size="512m", io_size="32m")
+    a, b = plain.run(w), kept.run(w)
+    assert (a.iops, a.latency.mean_us, a.latency.max_us) == (b.iops, b.latency.mean_us, b.latency.max_us)
+    assert kept.data_enabled and not plain.data_enabled
+
+
+def test_bad_data_names_the_field() -> None:
+    d = small()
+    with pytest.raises(ssdlab.WorkloadError, match="data"):
+        d.submit("write", 0, 2 * PAGE, data=bytes(PAGE))
+    with pytest.raises(ssdlab.WorkloadError, match="keeps no data"):
+        small(data=False).read_data(0, PAGE)
