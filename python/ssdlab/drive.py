@@ -74,6 +74,22 @@ class Completion(NamedTuple):
         return (self.complete_ns - self.submit_ns) / 1e3
 
 
+class PowerCutReport(NamedTuple):
+    """What :meth:`Drive.power_cut` did. Times are simulated nanoseconds."""
+
+    at_ns: int
+    flushed: bool
+    """The buffered data was programmed first (the power-loss notification, or power-loss protection)."""
+    flush_ns: int
+    flush_energy_j: float
+    at_risk_slots: int
+    """Acknowledged 4 KiB pages only in the volatile write buffer when power failed."""
+    commands_dropped: int
+    """Commands submitted and never completed."""
+    lost_lpns: list[int]
+    """With data on and no flush: the LPNs whose latest write was lost (they read their old data)."""
+
+
 def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
     """Overrides that scale a drive to ``capacity_gb`` of user capacity with the same dies and fewer blocks.
 
@@ -174,6 +190,29 @@ class Drive:
         if data:
             drive.enable_data()
         return drive
+
+    def power_cut(self, pln: bool = False) -> PowerCutReport:
+        """Cut the power now. With ``pln`` (the host's power-loss notification; the BG4 has the signal)
+        the drive programs what its write buffer holds first; without it that data is lost and, with
+        data on, reads back as the last version on flash. Commands in flight never complete. Flushed
+        and FUA writes are never lost. The drive refuses commands until :meth:`power_on`.
+
+        Examples
+        --------
+        >>> drive = Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 1}, data=True)
+        >>> _ = drive.submit("write", 0, 4096, data=b"\x07" * 4096)
+        >>> _ = drive.advance()
+        >>> cut = drive.power_cut(pln=False)
+        >>> cut.lost_lpns, drive.power_on() > 0, drive.read_data(0, 4096) == bytes(4096)
+        ([0], True, True)
+        """
+        return PowerCutReport(*self._drive.power_cut(pln))
+
+    def power_on(self) -> int:
+        """Power on after :meth:`power_cut`: the FTL rebuilds its map from flash (a map checkpoint and
+        journal, or every block's summary page); the clock moves on by the time that takes, returned in
+        nanoseconds (0 if the drive was on)."""
+        return self._drive.power_on()
 
     def enable_data(self) -> None:
         """Keep the data written from now on: a read's completion carries it (:attr:`Completion.data`),

@@ -35,6 +35,9 @@ struct Page {
 pub struct DataStore {
     pages: HashMap<u32, Page>,
     integrity_errors: u64,
+    /// Pages whose latest version may still be only in the volatile write buffer, with their last
+    /// version known to be on flash (`None`: zeros). What a power cut without flush reverts to.
+    last_durable: HashMap<u32, Option<Page>>,
 }
 
 impl DataStore {
@@ -49,6 +52,47 @@ impl DataStore {
                 self.pages.insert(l, Page { bytes: chunk.into(), crc: crc32fast::hash(chunk) });
             }
         }
+    }
+
+    /// [`DataStore::write`], remembering what a power cut would revert each page to: `was_durable(lpn)`
+    /// says whether the version being replaced is on flash (then it becomes the page's last durable
+    /// version; else the one remembered before stays).
+    pub fn write_tracked(&mut self, lpn: u32, data: &[u8], mut was_durable: impl FnMut(u32) -> bool) {
+        for l in lpn..lpn + (data.len() / PAGE_BYTES) as u32 {
+            if was_durable(l) {
+                self.last_durable.insert(l, self.pages.get(&l).cloned());
+            } else {
+                self.last_durable.entry(l).or_insert(None);
+            }
+        }
+        self.write(lpn, data);
+    }
+
+    /// Pages tracked as perhaps volatile ([`DataStore::write_tracked`]).
+    pub fn tracked(&self) -> usize {
+        self.last_durable.len()
+    }
+
+    /// Stop tracking the pages `still_volatile` says are now on flash.
+    pub fn forget_durable(&mut self, mut still_volatile: impl FnMut(u32) -> bool) {
+        self.last_durable.retain(|&l, _| still_volatile(l));
+    }
+
+    /// Power is lost: each tracked page `lost(lpn)` says never reached flash reverts to its last durable
+    /// version. Returns the LPNs reverted, sorted; tracking starts over.
+    pub fn revert_lost(&mut self, mut lost: impl FnMut(u32) -> bool) -> Vec<u32> {
+        let mut reverted = Vec::new();
+        for (l, old) in self.last_durable.drain() {
+            if lost(l) {
+                match old {
+                    Some(p) => self.pages.insert(l, p),
+                    None => self.pages.remove(&l),
+                };
+                reverted.push(l);
+            }
+        }
+        reverted.sort_unstable();
+        reverted
     }
 
     /// Append `n` pages from `lpn` to `out`, checking each stored page's CRC. Returns how many failed it
@@ -85,6 +129,7 @@ impl DataStore {
     /// Drop every page (sanitize).
     pub fn clear(&mut self) {
         self.pages.clear();
+        self.last_durable.clear();
     }
 
     /// Pages that hold data.
@@ -156,6 +201,24 @@ mod tests {
         d.write(1, &page(4));
         d.clear();
         assert_eq!(d.pages_held(), 0);
+    }
+
+    #[test]
+    fn a_lost_page_reverts_to_its_last_durable_version() {
+        let mut d = DataStore::default();
+        d.write(1, &page(1)); // on flash before tracking
+        d.write_tracked(1, &page(2), |_| true); // replaces a durable version: remembers page(1)
+        d.write_tracked(1, &page(3), |_| false); // replaces a volatile one: page(1) stays the fallback
+        d.write_tracked(2, &page(4), |_| true); // never written before: falls back to zeros
+        d.write_tracked(3, &page(5), |_| true);
+        d.forget_durable(|l| l != 3); // page 3 reached flash
+        assert_eq!(d.tracked(), 2);
+        assert_eq!(d.revert_lost(|_| true), [1, 2]);
+        let mut out = Vec::new();
+        d.read(1, 3, &mut out);
+        let firsts: Vec<u8> = out.chunks(PAGE_BYTES).map(|c| c[0]).collect();
+        assert_eq!(firsts, [1, 0, 5]);
+        assert_eq!(d.tracked(), 0);
     }
 
     #[test]

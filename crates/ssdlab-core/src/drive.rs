@@ -63,6 +63,30 @@ pub struct Drive {
     data: Option<DataStore>,
     /// The data of read commands not yet taken ([`Drive::take_read_data`]), by command id.
     read_payloads: HashMap<u64, Vec<u8>>,
+    /// Between [`Drive::power_cut`] and [`Drive::power_on`].
+    powered_off: bool,
+}
+
+/// What a power cut did ([`Drive::power_cut`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerCutReport {
+    /// When power failed.
+    pub at_ns: Ns,
+    /// Whether the buffered data was programmed first (the power-loss notification, or the drive's
+    /// own power-loss protection).
+    pub flushed: bool,
+    /// How long the flush took on the remaining energy (0 without).
+    pub flush_ns: Ns,
+    /// The energy the flush used, joules (0 without).
+    pub flush_energy_j: f64,
+    /// Acknowledged data in 4 KiB slots that was only in the volatile write buffer: lost without flush.
+    pub at_risk_slots: u64,
+    /// Commands submitted and not yet completed: never completed (their writes may or may not have
+    /// reached flash; with data on, those that did not read back their old data).
+    pub commands_dropped: u64,
+    /// With data on and no flush: the LPNs whose latest write was lost and that now read their last
+    /// version on flash (or zeros), sorted.
+    pub lost_lpns: Vec<u32>,
 }
 
 /// Submitted commands not yet polled: a min-heap of small (completion time, id, slot) keys over a slab
@@ -180,6 +204,7 @@ impl Drive {
             ),
             data: None,
             read_payloads: HashMap::new(),
+            powered_off: false,
             cfg,
         })
     }
@@ -323,6 +348,74 @@ impl Drive {
             store.clear();
         }
         self.host_busy_until = self.now;
+    }
+
+    /// Power fails now. With `pln` (the host's power-loss notification: the BG4's PLN signal gives the
+    /// drive time on its remaining energy) or a drive with power-loss protection, acknowledged data in
+    /// the write buffer is programmed first; without, it is lost, and with data on the pages it held read
+    /// their last version on flash. Either way commands not yet completed never complete, and the
+    /// buffer and cached map are gone until [`Drive::power_on`]. Flushed and FUA-acknowledged writes
+    /// are on flash already and never lost.
+    ///
+    /// Not modelled: paired-page corruption of earlier pages by an interrupted MLC/TLC program, lost
+    /// trims, and the map journal's own unwritten tail (the map is rebuilt whole).
+    pub fn power_cut(&mut self, pln: bool) -> PowerCutReport {
+        let now = self.now;
+        self.background_until(now);
+        let at_risk_slots = self.ctl.volatile_slots(now);
+        let flushed = pln || at_risk_slots == 0;
+        // which pages were lost is decided before the buffer is emptied
+        let ctl = &self.ctl;
+        let lost_lpns = match &mut self.data {
+            Some(store) if !flushed => store.revert_lost(|l| ctl.is_volatile(l, now)),
+            Some(store) => {
+                store.forget_durable(|_| false);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        let energy_before = self.power.energy_j(now, &self.op_totals());
+        let end = self.ctl.power_cut(now, pln, &self.cfg);
+        let flush_energy_j =
+            if pln { self.power.energy_j(end, &self.op_totals()) - energy_before } else { 0.0 };
+        let commands_dropped = self.pending.len() as u64;
+        self.pending = PendingCompletions::default();
+        self.read_payloads.clear();
+        self.queue = DeviceQueue::new(self.cfg.link.queue_depth_limit);
+        self.host.unsafe_shutdowns += 1;
+        if !flushed {
+            self.host.power_loss_lost_slots += at_risk_slots;
+        }
+        self.powered_off = true;
+        PowerCutReport {
+            at_ns: now,
+            flushed,
+            flush_ns: end - now,
+            flush_energy_j,
+            at_risk_slots,
+            commands_dropped,
+            lost_lpns,
+        }
+    }
+
+    /// Power returns now: the FTL rebuilds its map from flash (see `Controller::rebuild_map`), the clock
+    /// moving on by the time that takes; returns that time in ns. A drive that is on is left alone (0).
+    pub fn power_on(&mut self) -> Ns {
+        if !self.powered_off {
+            return 0;
+        }
+        self.powered_off = false;
+        let done = self.ctl.rebuild_map(self.now, &self.cfg);
+        let took = done - self.now;
+        self.host.map_rebuild_ns += took;
+        self.advance(done);
+        self.host_busy_until = done;
+        took
+    }
+
+    /// True between [`Drive::power_cut`] and [`Drive::power_on`].
+    pub fn powered_off(&self) -> bool {
+        self.powered_off
     }
 
     /// Every counter since the drive was made, in the registry's order ([`crate::stats::COUNTERS`]);
@@ -604,6 +697,9 @@ impl Drive {
     /// its pages; with data off `data` is ignored. `data` must be as long as the write.
     pub fn submit_with_data(&mut self, cmd: Command, data: Option<&[u8]>) -> Result<u64, SimError> {
         let now = self.now;
+        if self.powered_off {
+            return Err(WorkloadError::new("power", "the drive is off: power_on() first", cmd.op).into());
+        }
         self.check_command(&cmd)?;
         if let Some(d) = data {
             if cmd.op != Op::Write {
@@ -623,6 +719,11 @@ impl Drive {
         let start = self.queue.admit(now).saturating_add(self.cfg.host.submit_ns + wake);
         let lpn = (cmd.offset / SLOT_BYTES) as u32;
         let n = (cmd.len / SLOT_BYTES) as u32;
+        // with data on, whether each page's current version is on flash (what a power cut reverts to)
+        let was_durable: Vec<bool> = match (&self.data, cmd.op) {
+            (Some(_), Op::Write) => (lpn..lpn + n).map(|l| !self.ctl.is_volatile(l, now)).collect(),
+            _ => Vec::new(),
+        };
         let h = &mut self.host;
         let done = match cmd.op {
             Op::Read => {
@@ -658,8 +759,22 @@ impl Drive {
         if let Some(store) = &mut self.data {
             let (lpn, n) = ((cmd.offset / SLOT_BYTES) as u32, (cmd.len / SLOT_BYTES) as u32);
             match (cmd.op, data) {
-                (Op::Write, Some(d)) => store.write(lpn, d),
-                (Op::Write, None) => store.trim(lpn, n), // zeros: nothing stored
+                (Op::Write, d) => {
+                    let zeros;
+                    let d = match d {
+                        Some(d) => d,
+                        None => {
+                            zeros = vec![0; cmd.len as usize];
+                            &zeros
+                        }
+                    };
+                    store.write_tracked(lpn, d, |l| was_durable[(l - lpn) as usize]);
+                    // tracking stays about the size of the write buffer
+                    let limit = 4 * (self.cfg.controller.write_buffer_bytes() / SLOT_BYTES) as usize + 4096;
+                    if store.tracked() > limit {
+                        store.forget_durable(|l| self.ctl.is_volatile(l, now));
+                    }
+                }
                 (Op::Read, _) => {
                     let mut out = Vec::new();
                     self.host.data_integrity_errors += store.read(lpn, n, &mut out);

@@ -29,7 +29,7 @@ pub mod power;
 pub mod stats;
 
 pub use config::{ConfigError, DriveConfig, Problem};
-pub use drive::{Drive, ReplayOptions, RunResult, Timing};
+pub use drive::{Drive, PowerCutReport, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{
     BlockSizes, Command, Completion, Distribution, FieldValue, Job, Op, Rw, Status, TraceError, TraceFormat,

@@ -95,6 +95,29 @@ impl NativeDrive {
         guarded(|| this.drive.submit_with_data(cmd, data))?.map_err(|e| to_py(py, e))
     }
 
+    /// Cut the power now (`pln`: with the power-loss notification). Returns (at_ns, flushed, flush_ns,
+    /// flush_energy_j, at_risk_slots, commands_dropped, lost_lpns).
+    #[allow(clippy::type_complexity)]
+    fn power_cut(slf: &Bound<'_, Self>, pln: bool) -> PyResult<(u64, bool, u64, f64, u64, u64, Vec<u32>)> {
+        let mut this = borrow_mut(slf)?;
+        let r = guarded(|| this.drive.power_cut(pln))?;
+        Ok((
+            r.at_ns,
+            r.flushed,
+            r.flush_ns,
+            r.flush_energy_j,
+            r.at_risk_slots,
+            r.commands_dropped,
+            r.lost_lpns,
+        ))
+    }
+
+    /// Power on: the map is rebuilt from flash; returns the time that took (ns; 0 if already on).
+    fn power_on(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.power_on())
+    }
+
     /// Keep the data written from now on (reads return it).
     fn enable_data(slf: &Bound<'_, Self>) -> PyResult<()> {
         borrow_mut(slf)?.drive.enable_data();

@@ -278,6 +278,74 @@ impl Controller {
         self.nand.idle_at().max(now)
     }
 
+    /// True while the latest data of `lpn` is only in the volatile write buffer at `now`: acknowledged
+    /// perhaps, but not yet programmed (lost if power fails without the power-loss signal or capacitors).
+    pub fn is_volatile(&self, lpn: Lpn, now: Ns) -> bool {
+        !self.power_loss_protection && self.ftl.lookup(lpn).is_some_and(|ppn| self.in_write_buffer(ppn, now))
+    }
+
+    /// Slots of acknowledged host data only in the write buffer at `now` (lost on a power cut without
+    /// flush): program units being filled and programs not yet finished.
+    pub fn volatile_slots(&self, now: Ns) -> u64 {
+        if self.power_loss_protection {
+            return 0;
+        }
+        let programming: u64 =
+            self.in_flight.iter().filter(|&&(_, _, done)| done > now).map(|&(_, n, _)| u64::from(n)).sum();
+        self.ftl.open_unit_slots() + programming
+    }
+
+    /// Power fails at `now`. With `flush` (the host's power-loss notification, or the drive's own
+    /// capacitors: `power_loss_protection`) the buffered data is programmed on the remaining energy;
+    /// returns when that is done (`now` without). Then the volatile state is gone: the write buffer, the
+    /// programs not yet finished, the cached map (SRAM or host memory). Partly filled program units are
+    /// abandoned (their pages skipped). Returns the time the flush ended.
+    pub fn power_cut(&mut self, now: Ns, flush: bool, cfg: &DriveConfig) -> Ns {
+        let end = if flush || self.power_loss_protection {
+            self.ftl.flush_open_units(&mut self.ops);
+            self.schedule(now);
+            self.in_flight.iter().map(|&(_, _, done)| done).fold(now, Ns::max)
+        } else {
+            self.ftl.flush_open_units(&mut self.ops);
+            self.ops.clear(); // the units are abandoned, never programmed
+            now
+        };
+        self.in_flight.clear();
+        self.buffer =
+            WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(self.nand.geo.slot_bytes));
+        self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
+        end
+    }
+
+    /// Power comes back at `now`: the FTL rebuilds its map from flash. With a map journal it reads the
+    /// last map checkpoint (every map page of the mapped LPNs) and the journal after it; without, it
+    /// reads the summary page of every block holding data. The reads go on the dies' timelines (dies in
+    /// parallel, SLC-mode map pages); returns when the map is whole.
+    pub fn rebuild_map(&mut self, now: Ns, cfg: &DriveConfig) -> Ns {
+        let geo = self.nand.geo;
+        let (dies, page_bytes) = (geo.dies, geo.page_bytes);
+        let mut done = now;
+        let m = &cfg.controller.map_cache;
+        if m.journal {
+            let map_bytes = self.ftl.mapped_lpns() * u64::from(m.entry_bytes);
+            let journal_bytes = m.checkpoint_entries * u64::from(m.journal_entry_bytes);
+            let pages = (map_bytes + journal_bytes).div_ceil(page_bytes);
+            for k in 0..pages {
+                let die = (k % u64::from(dies)) as u32;
+                done = done.max(self.nand.read(die, now, 0, CellMode::Slc, 1, page_bytes));
+            }
+        } else {
+            for block in 0..geo.blocks() {
+                let b = self.ftl.block(block);
+                if b.written > 0 {
+                    let die = geo.die_of_block(block);
+                    done = done.max(self.nand.read(die, now, 0, b.mode, 1, page_bytes));
+                }
+            }
+        }
+        done
+    }
+
     /// Deallocate `n` LPNs from `lpn`.
     pub fn trim(&mut self, now: Ns, lpn: Lpn, n: u32) -> Ns {
         for k in 0..n {

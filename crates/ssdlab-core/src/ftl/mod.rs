@@ -301,6 +301,11 @@ impl Ftl {
         }
     }
 
+    /// Slots of host data in program units still being filled (held only in the write buffer).
+    pub(crate) fn open_unit_slots(&self) -> u64 {
+        self.host_units.iter().flatten().map(|u| u64::from(u.filled)).sum()
+    }
+
     /// Slots the data of `lpn` takes (1 unless compressed).
     #[inline]
     pub(crate) fn size_of(&self, lpn: Lpn) -> u32 {

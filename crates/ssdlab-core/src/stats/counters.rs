@@ -150,6 +150,12 @@ pub(crate) struct HostTotals {
     pub flush_ios: u64,
     /// Stored pages that failed their CRC check on a read (with data on; see [`crate::data`]).
     pub data_integrity_errors: u64,
+    /// Power cuts (`Drive::power_cut`), with or without the power-loss notification.
+    pub unsafe_shutdowns: u64,
+    /// Slots of acknowledged data that were only in the write buffer when power was cut without flush.
+    pub power_loss_lost_slots: u64,
+    /// Time spent rebuilding the map at power-on.
+    pub map_rebuild_ns: u64,
 }
 
 /// `num / den`, 0 for an empty span (no host writes, no lookups).
@@ -206,6 +212,9 @@ registry! {
     host_write_bytes: Bytes, Total, "Bytes the host wrote.", |s| s.host.write_bytes as f64;
     host_trim_ios: Ios, Total, "Trim (deallocate) commands the host completed.", |s| s.host.trim_ios as f64;
     host_flush_ios: Ios, Total, "Flush commands the host completed.", |s| s.host.flush_ios as f64;
+    unsafe_shutdowns: Events, Total, "Power cuts without a normal shutdown (NVMe SMART's Unsafe Shutdowns), with or without the power-loss notification.", |s| s.host.unsafe_shutdowns as f64;
+    power_loss_lost_slots: Pages, Total, "Acknowledged host data only in the volatile write buffer when power was cut without flush (lost), in map slots of 4 KiB.", |s| s.host.power_loss_lost_slots as f64;
+    map_rebuild_ns: Ns, Total, "Time the FTL spent rebuilding its map from flash at power-on.", |s| s.host.map_rebuild_ns as f64;
     data_integrity_errors: Pages, Total, "Pages a read returned whose stored CRC no longer matched (data on only; NVMe's Media and Data Integrity Errors).", |s| s.host.data_integrity_errors as f64;
     host_pages_written: Pages, Total, "Logical pages the host wrote, as the FTL mapped them.",
         |s| s.ctl.ftl.counters().host_lpns_written as f64;
