@@ -46,12 +46,14 @@ stubtest: build
 	$(BIN)/python -m mypy.stubtest ssdlab._core
 
 # Debian packages the tests use: chromium renders the HTML report (tests/test_report.py); fio is the
-# reference `ssdlab fio` is checked against (tests/test_fio.py). Idempotent: installs only what is missing.
-SYSDEPS := chromium fio
+# reference `ssdlab fio` is checked against (tests/test_fio.py); nbdkit with its Python plugin exports the
+# twin, libnbd-bin (nbdcopy) and qemu-utils (qemu-img) use it as a disk (tests/test_serve.py).
+# Idempotent: installs only what is missing.
+SYSDEPS := chromium fio nbdkit nbdkit-plugin-python libnbd-bin qemu-utils
 sysdeps:
-	@missing="$$(for p in $(SYSDEPS); do command -v $$p >/dev/null || echo $$p; done)"; \
+	@missing="$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)"; \
 	test -z "$$missing" || { \
-		echo "make sysdeps: installing the Debian packages $$missing with apt-get (chromium renders the HTML report in a test; fio runs beside the twin)"; \
+		echo "make sysdeps: installing the Debian packages $$missing with apt-get (chromium renders the HTML report in a test; fio runs beside the twin; nbdkit, nbdcopy and qemu-img serve and use it as a disk)"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; }
 
 pytest: build sysdeps

@@ -683,6 +683,51 @@ def compare(
 
 
 @app.command()
+def serve(
+    preset: PresetOpt = None,
+    drive_file: DriveOpt = None,
+    set_: SetOpt = None,
+    scale_capacity_gb: ScaleOpt = None,
+    socket: Annotated[
+        str | None, typer.Option(help="Serve on this Unix socket (default: TCP --port).")
+    ] = None,
+    port: Annotated[int, typer.Option(help="TCP port when no --socket is given.")] = 10809,
+    pace: Annotated[
+        str, typer.Option(help="realtime: each reply at its simulated completion; free: as soon as computed.")
+    ] = "realtime",
+    run_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--run", help="Captive mode: run this command against the export ($uri, $unixsocket), then stop."
+        ),
+    ] = None,
+) -> None:
+    """Export the twin as a block device over NBD (Debian's nbdkit): fio's nbd engine, qemu-img, nbdcopy
+    or a Linux guest use it as a disk; what is written reads back.
+
+    Example: ssdlab serve --preset bg4-1tb --set ftl.user_capacity_gb=4 --run
+    'fio --ioengine=nbd --uri=$uri --rw=randread --bs=4k --iodepth=8 --runtime=5 --time_based --name=r'
+    """
+    from ssdlab.serve import nbdkit_command
+    from ssdlab.serve import serve as run_nbdkit
+
+    if preset is not None and drive_file is not None:
+        raise config_error("--drive", "give --preset or --drive, not both", "")
+    _drive(preset, drive_file, set_, scale_capacity_gb)  # bad parameters fail here, with exit 2
+    cmd = nbdkit_command(
+        preset,
+        set_ or [],
+        toml=str(drive_file) if drive_file else None,
+        socket=socket,
+        port=port,
+        pace=pace,
+        capacity_gb=scale_capacity_gb,
+        run=run_cmd,
+    )
+    raise typer.Exit(run_nbdkit(cmd))
+
+
+@app.command()
 def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML; see README, examples/sweep/).")],
     scheduler: Annotated[

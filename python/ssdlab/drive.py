@@ -431,6 +431,11 @@ class Drive:
         return [Completion(*c) for c in self._drive.poll()]
 
     @property
+    def next_completion_ns(self) -> int | None:
+        """When the earliest outstanding command completes (None if nothing is outstanding)."""
+        return self._drive.next_completion_ns
+
+    @property
     def outstanding(self) -> int:
         """Commands submitted and not yet polled."""
         return self._drive.outstanding

@@ -1,0 +1,193 @@
+"""nbdkit Python plugin: the twin as a block device (loaded by ``nbdkit python``; see :mod:`ssdlab.serve`).
+
+nbdkit imports this file with its own embedded interpreter, so ``ssdlab`` is imported only once
+``config`` has put the package's path (the ``path=`` key) on ``sys.path``. Keys: ``path``, ``preset`` or
+``toml``, ``set`` (repeatable, PATH=VALUE), ``pace`` (``realtime`` or ``free``), ``capacity_gb``.
+
+Every request becomes one command on the twin, with the twin's data store on:
+
+* ``realtime``: simulated time follows wall time from the first request; a request is submitted at
+  the simulated time it arrives and its reply held until wall time reaches its simulated completion,
+  so requests in flight together overlap in the twin as they would in a drive (nbdkit's parallel
+  thread model).
+* ``free``: replies as soon as the twin has computed them; the simulated clock moves only to each
+  completion (requests overlap only when they arrive while the clock stands still).
+
+Requests not on 4 KiB boundaries are widened to whole pages (a write of part of a page reads the page
+first, as a drive's read-modify-write does).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+API_VERSION = 2
+PAGE = 4096
+
+_keys: dict[str, list[str]] = {}
+_state: dict[str, Any] = {}
+_lock = threading.Condition()
+
+
+def thread_model() -> int:
+    import nbdkit  # type: ignore[import-not-found]  # provided by nbdkit's embedded interpreter
+
+    return int(nbdkit.THREAD_MODEL_PARALLEL)
+
+
+def config(key: str, value: str) -> None:
+    _keys.setdefault(key, []).append(value)
+    if key == "path":
+        sys.path.insert(0, value)
+
+
+def config_complete() -> None:
+    from ssdlab import Drive
+
+    sets = [s.split("=", 1) for s in _keys.get("set", [])]
+    overrides = {k: v for k, v in sets}
+    cap = _keys.get("capacity_gb")
+    capacity_gb = float(cap[0]) if cap else None
+    if "toml" in _keys:
+        drive = Drive.from_toml(_keys["toml"][0], set=overrides, capacity_gb=capacity_gb)
+    else:
+        drive = Drive.from_preset(_keys.get("preset", ["bg4-1tb"])[0], set=overrides, capacity_gb=capacity_gb)
+    drive.enable_data()
+    pace = _keys.get("pace", ["realtime"])[0]
+    if pace not in ("realtime", "free"):
+        raise ValueError(f"pace must be realtime or free, got {pace!r}")
+    _state.update(drive=drive, pace=pace, t0=None, done={})
+
+
+def open(readonly: bool) -> int:  # nbdkit's callback name
+    return 1
+
+
+def get_size(h: int) -> int:
+    return int(_state["drive"].capacity_bytes)
+
+
+def can_write(h: int) -> bool:
+    return True
+
+
+def can_flush(h: int) -> bool:
+    return True
+
+
+def can_trim(h: int) -> bool:
+    return True
+
+
+def can_fua(h: int) -> int:
+    import nbdkit
+
+    return int(nbdkit.FUA_NATIVE)
+
+
+def can_multi_conn(h: int) -> bool:
+    return True
+
+
+def _command(op: str, offset: int, length: int, data: bytes | None = None, fua: bool = False) -> bytes | None:
+    """Run one command on the twin; returns a read's data. Holds the reply to the pace."""
+    drive = _state["drive"]
+    with _lock:
+        if _state["pace"] == "realtime":
+            wall = time.monotonic_ns()
+            if _state["t0"] is None:
+                _state["t0"] = wall - drive.now_ns
+            arrive = wall - _state["t0"]
+            if arrive > drive.now_ns:
+                _collect(drive, arrive)
+        cid = drive.submit(op, offset, length, data=data, fua=fua)
+        if _state["pace"] == "free":
+            while cid not in _state["done"]:
+                drive.advance()
+                _collect(drive, None)
+            served: bytes | None = _state["done"].pop(cid)
+            return served
+    # realtime: wait (lock released) until wall time reaches the completion, then collect it
+    while True:
+        with _lock:
+            now = time.monotonic_ns() - _state["t0"]
+            if now > drive.now_ns:
+                _collect(drive, now)
+            if cid in _state["done"]:
+                done: bytes | None = _state["done"].pop(cid)
+                return done
+            nxt = drive.next_completion_ns
+        wait = max(0, (nxt if nxt is not None else now + 1000) - now)
+        time.sleep(min(wait, 1_000_000) / 1e9)
+
+
+def _collect(drive: Any, until: int | None) -> None:
+    """Advance the twin (to ``until``, or its next completion) and file every completion by id."""
+    drive.advance(until)
+    for c in drive.poll():
+        _state["done"][c.id] = c.data
+    _lock.notify_all()
+
+
+def _span(offset: int, count: int) -> tuple[int, int]:
+    start = offset - offset % PAGE
+    end = -(-(offset + count) // PAGE) * PAGE
+    return start, end - start
+
+
+def pread(h: int, buf: Any, offset: int, flags: int) -> None:
+    start, length = _span(offset, len(buf))
+    data = _command("read", start, length)
+    assert data is not None
+    buf[:] = data[offset - start : offset - start + len(buf)]
+
+
+def pwrite(h: int, buf: Any, offset: int, flags: int) -> None:
+    import nbdkit
+
+    start, length = _span(offset, len(buf))
+    if (start, length) != (offset, len(buf)):
+        old = _command("read", start, length)
+        assert old is not None
+        page = bytearray(old)
+        page[offset - start : offset - start + len(buf)] = buf
+        payload = bytes(page)
+    else:
+        payload = bytes(buf)
+    _command("write", start, length, data=payload, fua=bool(flags & nbdkit.FLAG_FUA))
+
+
+def flush(h: int, flags: int) -> None:
+    _command("flush", 0, 0)
+
+
+def trim(h: int, count: int, offset: int, flags: int) -> None:
+    # only whole pages inside the range are deallocated (NBD trim is advisory)
+    start = -(-offset // PAGE) * PAGE
+    end = (offset + count) // PAGE * PAGE
+    if end > start:
+        _command("trim", start, end - start)
+
+
+def zero(h: int, count: int, offset: int, flags: int) -> None:
+    # zeros are written as data (the twin stores no page for them)
+    pos, end = offset, offset + count
+    while pos < end:
+        n = min(end - pos, 32 << 20)
+        pwrite(h, bytes(n), pos, 0)
+        pos += n
+
+
+def cleanup() -> None:
+    drive = _state.get("drive")
+    if drive is None:
+        return
+    c = drive.counters()
+    print(
+        f"ssdlab serve: {drive.name}: host wrote {c['host_write_bytes'] / 1e9:.3f} GB, read "
+        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {drive.now_ns / 1e9:.3f} s",
+        file=sys.stderr,
+    )
