@@ -1,5 +1,6 @@
-"""The twins' fidelity as the issue states it: every in-sample figure within 10% of the published one, measured
-by the method its source used (``ssdlab validate``, full methods), and the reviews' qualitative statements.
+"""The twins' fidelity as the issue states it: every in-sample figure within 10% of the published one,
+measured by the method its source used (``ssdlab validate``, full methods), and the reviews' qualitative
+statements.
 
 Each preset's methods run once (a module fixture, cached per preset); the figure tests are parametrized by
 figure so a failure names it. Hold-out figures are reported by ``ssdlab validate`` and the README's table, not
@@ -94,9 +95,7 @@ def test_anandtech_statement_holds(key: str, anandtech_rows: dict[str, Row]) -> 
 def test_suspension_cuts_the_worst_db_read_from_about_10_ms_to_about_2_ms(rows_of: RowsOf) -> None:
     """Every case of the Starblaze mix: with suspension the worst read is an erase suspend (~2 ms), without it
     a whole erase (~10 ms). The suspend side is in-sample (tSUSP_erase_us); the no-suspend side is not."""
-    rows = {
-        r.figure: r for r in validate.rows(["enterprise-tlc"], figures=["db_test.max_lat_us_no_suspend"])
-    }
+    rows = {r.figure: r for r in validate.rows(["enterprise-tlc"], figures=["db_test.max_lat_us_no_suspend"])}
     ins = rows_of("enterprise-tlc")
     cases = sorted({f.part for f in validate.figures() if f.table == "db_test" and f.part.endswith("read")})
     assert len(cases) == 4

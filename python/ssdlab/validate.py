@@ -249,9 +249,8 @@ def figures() -> list[Figure]:
                 if key == "curve":
                     for seg in value:
                         lo, hi = float(seg[0]), float(seg[1])
-                        out.append(
-                            Figure(ref, table, key, drive, [seg[2], seg[3]], src, kind, f"{_frac(lo)}-{_frac(hi)}")
-                        )
+                        part = f"{_frac(lo)}-{_frac(hi)}"
+                        out.append(Figure(ref, table, key, drive, [seg[2], seg[3]], src, kind, part))
                     continue
                 out.append(Figure(ref, table, key, drive, value, src, kind, with_presets=extra))
     return out

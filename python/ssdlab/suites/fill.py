@@ -293,8 +293,8 @@ class FillResult:
 
     def cache_seen_bytes(self) -> float:
         """Host bytes written at the cache's speed: the SLC cache as a reviewer reads it off the curve (where
-        the speed falls), not the SLC bytes the drive wrote (past the cache, a drive that keeps writing through
-        SLC counts those too). The chunk in which the cache ran out is split by :func:`cache_edge`."""
+        the speed falls), not the SLC bytes the drive wrote (past the cache, a drive that keeps writing
+        through SLC counts those too). The chunk in which the cache ran out is split by :func:`cache_edge`."""
         idx = self.cache_exhausted_at()
         if idx is None:
             return float(self.points[-1].host_bytes)
