@@ -34,13 +34,15 @@ RowsOf = Callable[[str], dict[str, Row]]
 
 @pytest.fixture(scope="module")
 def rows_of() -> RowsOf:
-    """``rows_of(preset)``: its in-sample rows by figure name, each preset's methods run once."""
+    """``rows_of(preset)``: the rows of every table holding one of its in-sample figures, by figure name (a
+    table's hold-outs come from the same suite runs, at no cost). Each preset's methods run once."""
     cache: dict[str, dict[str, Row]] = {}
 
     def get(preset: str) -> dict[str, Row]:
         if preset not in cache:
-            names = [f.name for f in IN_SAMPLE if f.drive == preset]
-            cache[preset] = {r.figure: r for r in validate.rows([preset], figures=names) if r.drive == preset}
+            tables = sorted({f.table for f in IN_SAMPLE if f.drive == preset})
+            rows = validate.rows([preset], figures=tables)
+            cache[preset] = {r.figure: r for r in rows if r.drive == preset}
         return cache[preset]
 
     return get
@@ -69,9 +71,9 @@ def test_in_sample_figure_within_10_percent(fig: Figure, rows_of: RowsOf) -> Non
 
 
 @pytest.fixture(scope="module")
-def anandtech_rows() -> dict[str, Row]:
+def anandtech_rows(rows_of: RowsOf) -> dict[str, Row]:
     """bg4-1tb's AnandTech figures (its statements are checks on the QD curves, HMB on and off)."""
-    return {r.figure: r for r in validate.rows(["bg4-1tb"], figures=["anandtech"])}
+    return {k: r for k, r in rows_of("bg4-1tb").items() if k.startswith("anandtech.")}
 
 
 def test_hmb_off_sequential_write_is_about_1_gbps(anandtech_rows: dict[str, Row]) -> None:
@@ -95,12 +97,11 @@ def test_anandtech_statement_holds(key: str, anandtech_rows: dict[str, Row]) -> 
 def test_suspension_cuts_the_worst_db_read_from_about_10_ms_to_about_2_ms(rows_of: RowsOf) -> None:
     """Every case of the Starblaze mix: with suspension the worst read is an erase suspend (~2 ms), without it
     a whole erase (~10 ms). The suspend side is in-sample (tSUSP_erase_us); the no-suspend side is not."""
-    rows = {r.figure: r for r in validate.rows(["enterprise-tlc"], figures=["db_test.max_lat_us_no_suspend"])}
-    ins = rows_of("enterprise-tlc")
+    rows = rows_of("enterprise-tlc")
     cases = sorted({f.part for f in validate.figures() if f.table == "db_test" and f.part.endswith("read")})
     assert len(cases) == 4
     for case in cases:
-        on = ins[f"db_test.max_lat_us_suspend[{case}]"].model
+        on = rows[f"db_test.max_lat_us_suspend[{case}]"].model
         off = rows[f"db_test.max_lat_us_no_suspend[{case}]"].model
         assert 1_500 <= on <= 2_500, (case, on)
         assert 8_000 <= off <= 13_000, (case, off)
