@@ -319,11 +319,10 @@ def fill_curve_errors(result: FillResult, curve: Sequence[Sequence[float]], name
 
 
 def slc_cache_gb(result: FillResult) -> float:
-    """GB the SLC cache took at SLC speed from empty: SLC host bytes up to the point where the cache ran out
-    (from the drive's counters, so it moves smoothly with the parameters, not on the 1 GB grid)."""
-    at = result.cache_exhausted_at()
-    point = result.points[-1 if at is None else at]
-    return point.slc_bytes_written / GB
+    """GB the SLC cache took at SLC speed from empty, read off the curve as ``ssdlab validate`` reads it
+    (:meth:`FillResult.cache_seen_bytes`: the chunk where the speed fell is split by time, so the figure moves
+    smoothly with the parameters, not on the 1 GB grid)."""
+    return result.cache_seen_bytes() / GB
 
 
 def _fill_error(result: FillResult, name: str, published: Any) -> FigureError:
@@ -333,7 +332,7 @@ def _fill_error(result: FillResult, name: str, published: Any) -> FigureError:
     if key == "slc_cache_GB":
         model = slc_cache_gb(result)
         return FigureError(name, float(published), model, "GB", _relative(model, float(published)))
-    model = result.average_mbps
+    model = sum(result.mbps) / len(result.mbps)  # AIDA64's average, as validate measures it
     return FigureError(name, float(published), model, "MB/s", _relative(model, float(published)))
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "error_pct",
     "figures",
     "fitted_values",
+    "in_sample",
     "inputs",
     "markdown",
     "method",
@@ -248,12 +249,22 @@ def figures() -> list[Figure]:
                 if key == "curve":
                     for seg in value:
                         lo, hi = float(seg[0]), float(seg[1])
-                        out.append(
-                            Figure(ref, table, key, drive, [seg[2], seg[3]], src, kind, f"{lo:.2f}-{hi:.2f}")
-                        )
+                        part = f"{_frac(lo)}-{_frac(hi)}"
+                        out.append(Figure(ref, table, key, drive, [seg[2], seg[3]], src, kind, part))
                     continue
                 out.append(Figure(ref, table, key, drive, value, src, kind, with_presets=extra))
     return out
+
+
+def _frac(x: float) -> str:
+    """A fill fraction as a segment's name gives it: two decimals, more when two would move the bound (the
+    method measures between the bounds the name gives, so 0.025 must not become 0.03).
+
+    >>> _frac(0.2), _frac(0.025)
+    ('0.20', '0.025')
+    """
+    s = f"{x:.2f}"
+    return s if float(s) == x else f"{x:g}"
 
 
 def inputs() -> list[tuple[str, str, str]]:
@@ -406,6 +417,25 @@ def _in_sample(fig: Figure, fitted: Sequence[Fitted]) -> bool:
     )
 
 
+#: Figures a method makes in-sample whatever the presets say: the rate the test is set to.
+BY_CONSTRUCTION = frozenset({("db_test", "IOPS"), ("db_test", "KBps")})
+
+
+def in_sample(fig: Figure) -> bool:
+    """Whether ``fig`` is in-sample, known before anything runs: a preset value of its drive (or of a drive
+    its method also runs) is fitted to it, or its method sets it (:data:`BY_CONSTRUCTION`).
+
+    Examples
+    --------
+    >>> f = next(f for f in figures() if f.drive == "sn520-128gb" and f.name == "fill.fill_avg_MBps")
+    >>> in_sample(f)
+    True
+    """
+    if (fig.table, fig.key) in BY_CONSTRUCTION:
+        return True
+    return _in_sample(fig, [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)])
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The methods
 
@@ -513,9 +543,9 @@ def _fill_fig(fig: Figure, ctx: Context) -> Measured:
         mean = sum(res.mbps) / len(res.mbps)
         return Measured(mean, "MB/s", how + "; mean of the per-GB speeds (AIDA64's average)")
     if fig.key == "slc_cache_GB":
-        idx = res.cache_exhausted_at()
-        gb = res.points[-1 if idx is None else idx].slc_bytes_written / GB
-        return Measured(gb, "GB", how + "; SLC GB written when the cache first stopped absorbing")
+        # Read off the curve as the reviewer did: the host GB written at the cache's speed
+        gb = res.cache_seen_bytes() / GB
+        return Measured(gb, "GB", how + "; host GB written at SLC speed (where the curve falls)")
     lo, hi = (float(v) for v in fig.part.split("-"))
     check = _fill.compare_fill_curve(res.points, [[lo, hi, *fig.published]])[0]
     return Measured(check.mbps, "MB/s", how + "; the segment's bytes / time")
@@ -570,7 +600,7 @@ def _db_test(fig: Figure, ctx: Context) -> Measured:
     how = (
         f"dbmix (fio, published rate), {runtime}, suspension {'on' if susp else 'off'}, scaled to {cap:g} GB"
     )
-    if fig.key in ("IOPS", "KBps"):  # the rate fio runs at is the table's: in-sample by construction
+    if (fig.table, fig.key) in BY_CONSTRUCTION:  # the rate fio runs at is the table's
         return Measured(value, unit, how, note="the test runs at the published rate", in_sample=True)
     return Measured(value, unit, how)
 

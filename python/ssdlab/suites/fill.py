@@ -213,6 +213,22 @@ def compare_fill_curve(
     return checks
 
 
+def cache_edge(elapsed_s: float, chunk_bytes: int, fast_mbps: float, slow_mbps: float) -> float:
+    """The share of a chunk written at ``fast_mbps`` when the chunk took ``elapsed_s`` and the rest ran at
+    ``slow_mbps``: where in the chunk the speed fell (0..1).
+
+    >>> cache_edge(3.0, 10**9, 1000.0, 200.0)  # 0.5 GB at 1 GB/s (0.5 s) + 0.5 GB at 200 MB/s (2.5 s) = 3 s
+    0.5
+    >>> cache_edge(5.0, 10**9, 1000.0, 200.0)  # all of it at 200 MB/s
+    0.0
+    """
+    if fast_mbps <= slow_mbps or slow_mbps <= 0:
+        return 1.0
+    mb = chunk_bytes / 1e6
+    share = (mb / slow_mbps - elapsed_s) / (mb / slow_mbps - mb / fast_mbps)
+    return min(1.0, max(0.0, share))
+
+
 @dataclass
 class FillResult:
     """A whole-drive fill: the curve, its averages and levels, and the drive's SLC cache along it."""
@@ -274,6 +290,20 @@ class FillResult:
                 return p.index
             prev_slc, prev_fold = p.slc_bytes_written, p.folded_bytes
         return None
+
+    def cache_seen_bytes(self) -> float:
+        """Host bytes written at the cache's speed: the SLC cache as a reviewer reads it off the curve (where
+        the speed falls), not the SLC bytes the drive wrote (past the cache, a drive that keeps writing
+        through SLC counts those too). The chunk in which the cache ran out is split by :func:`cache_edge`."""
+        idx = self.cache_exhausted_at()
+        if idx is None:
+            return float(self.points[-1].host_bytes)
+        p = self.points[idx]
+        before = float(p.host_bytes - p.chunk_bytes)
+        if idx == 0 or idx + 1 >= len(self.points):
+            return before
+        share = cache_edge(p.elapsed_s, p.chunk_bytes, self.points[idx - 1].mbps, self.points[idx + 1].mbps)
+        return before + share * p.chunk_bytes
 
     def compare(self, published: Sequence[Sequence[float]], tolerance: float = 0.10) -> list[SegmentCheck]:
         """:func:`compare_fill_curve` of this curve."""
