@@ -1,6 +1,6 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest sysdeps bench lint docs fidelity clean
+.PHONY: venv build run test stubtest pytest sysdeps bench lint docs fidelity fuzz clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -70,6 +70,15 @@ lint: venv
 # Generated docs: the counter table, from the engine's registry (a test checks it is current).
 docs: build
 	$(BIN)/python scripts/counters_doc.py
+
+# The cargo-fuzz targets (fuzz/, docs/fuzzing.md), FUZZ_SECONDS each (default 60; the long runs are >= 1 h).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := toml_loader set_override stepping
+fuzz:
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		mkdir -p corpus/$$t && cargo +nightly fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+			-rss_limit_mb=2048 -timeout=30 || exit 1; done
 
 clean:
 	rm -rf $(VENV) target
