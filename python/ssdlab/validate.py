@@ -391,7 +391,7 @@ def fitted_values(preset: str) -> list[Fitted]:
         cal = tomllib.loads(text).get("calibration", {})
         figs = tuple(tuple(f.split(".", 2)) for f in cal.get("figures", []) if f.count(".") >= 2)
         for path in cal.get("free", {}):
-            out.append(Fitted(file, path, figs, "[calibration] free"))  # type: ignore[arg-type]
+            out.append(Fitted(file, path, figs, "[calibration] free"))
         if cal:
             break
     return out
