@@ -533,7 +533,6 @@ register(
         name="fill",
         help="AnandTech whole-drive fill (write speed from erased to full, against the published curve)",
         run=_suite_run,
-        figures=report_figures,
         plot=FillResult.plot,
         plot_check=require_matplotlib,
         headline=headline,
