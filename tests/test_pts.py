@@ -45,7 +45,16 @@ def test_docstring_examples() -> None:
 def test_the_iops_matrix_is_the_specs() -> None:
     # BENCHMARKS.md: mixes {100/0, 95/5, 65/35, 50/50, 35/65, 5/95, 0/100} x {1024k .. 4k, 512}.
     assert pts.IOPS_MIXES == ((100, 0), (95, 5), (65, 35), (50, 50), (35, 65), (5, 95), (0, 100))
-    assert pts.IOPS_BLOCK_SIZES == (1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512)
+    assert pts.IOPS_BLOCK_SIZES == (
+        1024 * KiB,
+        128 * KiB,
+        64 * KiB,
+        32 * KiB,
+        16 * KiB,
+        8 * KiB,
+        4 * KiB,
+        512,
+    )
     assert all(r + w == 100 for r, w in pts.IOPS_MIXES)
     assert pts.THROUGHPUT_BLOCK_SIZES == (1024 * KiB, 128 * KiB)
     assert pts.LATENCY_MIXES == ((100, 0), (65, 35), (0, 100))
@@ -122,7 +131,10 @@ def test_iops_reaches_steady_state_on_a_small_drive_with_gc_in_the_window(iops_r
     assert snia.rounds_until_steady(lambda n: tracking[n - 1], steady_state, 25)[2] == test.steady_round
     assert sum(r.gc_blocks_erased for r in test.window_rounds()) > 0
     # The drive was purged and then written 2x its capacity sequentially before round 1.
-    assert iops_result.wipc_bytes == 2 * ssdlab.Drive.from_preset("generic-tlc-dram", capacity_gb=4).capacity_bytes
+    assert (
+        iops_result.wipc_bytes
+        == 2 * ssdlab.Drive.from_preset("generic-tlc-dram", capacity_gb=4).capacity_bytes
+    )
     # The window's figure of the tracking cell is the average of its rounds.
     assert test.cell(0, 4 * KiB).iops == pytest.approx(sum(tracking[-5:]) / 5)
     # Reads beat writes at steady state, and small blocks give more IOPS than large ones.
@@ -151,7 +163,16 @@ def test_header_says_how_the_run_was_scaled(iops_result: pts.PtsResult) -> None:
     assert all(h in t for t in titles if not t.startswith("IOPS steady-state rounds"))
     matrix = iops_result.iops_table()
     assert [c.header for c in matrix.columns] == ["block size"] + [f"R/W {r}/{w}" for r, w in pts.IOPS_MIXES]
-    assert list(matrix.columns[0].cells) == ["1024 KiB", "128 KiB", "64 KiB", "32 KiB", "16 KiB", "8 KiB", "4 KiB", "512 B"]
+    assert list(matrix.columns[0].cells) == [
+        "1024 KiB",
+        "128 KiB",
+        "64 KiB",
+        "32 KiB",
+        "16 KiB",
+        "8 KiB",
+        "4 KiB",
+        "512 B",
+    ]
     assert set(list(matrix.columns[1].cells)[-1:]) == {"n/m"}
 
 
@@ -175,6 +196,8 @@ def test_cli_run_suite_pts_scaled_down(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["suite"] == "pts" and d["tests"] == ["iops", "throughput", "latency", "wsat"]
-    assert d["round_time_s"] == 0.2 and d["max_rounds"] == 5 and d["capacity_gb"] == pytest.approx(2, rel=0.01)
+    assert (
+        d["round_time_s"] == 0.2 and d["max_rounds"] == 5 and d["capacity_gb"] == pytest.approx(2, rel=0.01)
+    )
     assert len(d["throughput"]) == 2 and d["latency"]["window_cells"] and d["wsat"]["rounds"]
     assert len(list((tmp_path / "r").glob("*.series.parquet"))) == 1

@@ -49,8 +49,8 @@ from ssdlab.errors import (
 )
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, saved_tables, write_report
-from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.result import REPORTED_PERCENTILES, Result
+from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
 from ssdlab.target import Target
@@ -250,11 +250,11 @@ def run(
             drive.close()
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
+    # The printed tables too, so that `ssdlab report` can show them from the file alone.
+    doc["report_tables"] = saved_tables(res)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(
-        json.dumps({**doc, "report_tables": saved_tables(res)}, indent=2) + "\n", encoding="utf-8"
-    )
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     series = None
     if recorder is not None:
         written = recorder.write(series_path(path))
@@ -294,7 +294,9 @@ def report(
             help="Also run ssdlab validate on the results' presets (minutes) and table published vs model.",
         ),
     ] = False,
-    quick: Annotated[bool, typer.Option(help="--validate: shorter runs (checks the machinery only).")] = False,
+    quick: Annotated[
+        bool, typer.Option(help="--validate: shorter runs (checks the machinery only).")
+    ] = False,
 ) -> None:
     """Write one self-contained HTML report of saved results: pictures (curves, fill phases and the
     published curve, steady-state rounds, throughput over time, latency exceedance), tables, what each drive
@@ -736,7 +738,9 @@ def compare(
     written.append(path)
     entries = [rp.entry_of_doc(i.label, i.doc, i.arg if i.kind == "result" else "") for i in ins]
     title = f"ssdlab compare {name}: {' vs '.join(c.labels)}"
-    written.append(rp.write_entries(entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table()]))
+    written.append(
+        rp.write_entries(entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table()])
+    )
     console = stderr if json_ else stdout
     if json_:
         print(json.dumps(doc, indent=2))
@@ -796,20 +800,24 @@ def _sweep_report(spec: Path, out: Path, pngs: list[Path], max_rows: int = 500) 
     from ssdlab.suites import ReportFigure
 
     figures = [
-        ReportFigure(p.stem, p.read_bytes(), "sensitivity plot", f"{p.name}: averaged over seeds") for p in pngs
+        ReportFigure(p.stem, p.read_bytes(), "sensitivity plot", f"{p.name}: averaged over seeds")
+        for p in pngs
     ]
     table = sw.read_results(out)
     rows = [] if table is None else table.to_pylist()
     keep = [c for c in (table.column_names if table is not None else []) if c not in ("key",)]
     t = Table(
-        title=f"Sweep {spec.name}: {len(rows)} points" + (f" (first {max_rows} shown)" if len(rows) > max_rows else "")
+        title=f"Sweep {spec.name}: {len(rows)} points"
+        + (f" (first {max_rows} shown)" if len(rows) > max_rows else "")
     )
     for c in keep:
         t.add_column(c, justify="right")
     for r in rows[:max_rows]:
         t.add_row(*(f"{v:,.4g}" if isinstance(v, float) else str(v) for v in (r[c] for c in keep)))
     path = out.parent / f"{out.name.removesuffix('.parquet')}.html"
-    return rp.write_entries([], path, title=f"ssdlab sweep {spec.name}", lead_tables=[t], lead_figures=figures)
+    return rp.write_entries(
+        [], path, title=f"ssdlab sweep {spec.name}", lead_tables=[t], lead_figures=figures
+    )
 
 
 FIO_FORMATS = ("normal", "json", "json+")

@@ -252,7 +252,8 @@ def overrides(doc: Mapping[str, Any]) -> list[Override] | None:
     --------
     >>> import ssdlab
     >>> d = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
-    >>> [(o.path, o.preset, o.value) for o in overrides({"preset": "bg4-1tb", "config_toml": d.config_toml()})]
+    >>> doc = {"preset": "bg4-1tb", "config_toml": d.config_toml()}
+    >>> [(o.path, o.preset, o.value) for o in overrides(doc)]
     [('ftl.user_capacity_gb', '1000', '16')]
     """
     preset = str(doc.get("preset", ""))
@@ -281,8 +282,8 @@ def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -
 
     Examples
     --------
-    >>> t = validate_table([{"drive": "d", "figure": "cdm.seq", "source": "s", "published": 100, "model": 112.0,
-    ...                      "unit": "MB/s", "error_pct": 12.0, "fit": False}])
+    >>> t = validate_table([{"drive": "d", "figure": "cdm.seq", "source": "s", "published": 100,
+    ...                      "model": 112.0, "unit": "MB/s", "error_pct": 12.0, "fit": False}])
     >>> [list(c.cells)[0] for c in t.columns][-3:]
     ['+12.0%', 'hold-out', 'over 10%']
     """
@@ -346,15 +347,18 @@ def saved_tables(result: SuiteResult) -> list[dict[str, Any]]:
     return [asdict(html_table(t)) for t in result.tables()]
 
 
+def _cell(c: Mapping[str, Any]) -> HtmlCell:
+    return HtmlCell(str(c["text"]), str(c["align"]))
+
+
 def _tables_of(doc: Mapping[str, Any]) -> list[HtmlTable]:
     out = []
     for t in doc.get("report_tables") or []:
-        cell = lambda c: HtmlCell(str(c["text"]), str(c["align"]))  # noqa: E731
         out.append(
             HtmlTable(
                 str(t["caption"]),
-                [cell(c) for c in t["headers"]],
-                [[cell(c) for c in row] for row in t["rows"]],
+                [_cell(c) for c in t["headers"]],
+                [[_cell(c) for c in row] for row in t["rows"]],
                 str(t.get("note", "")),
             )
         )
@@ -372,7 +376,7 @@ def entry_of_doc(label: str, doc: Mapping[str, Any], source: str = "") -> Entry:
 
 
 def load_entry(path: str | Path) -> Entry:
-    """An :class:`Entry` of a saved result JSON (``ssdlab run``'s), with its series file if one is beside it."""
+    """An :class:`Entry` of a saved result JSON (``ssdlab run``'s), with the series file beside it if any."""
     p = Path(path)
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))

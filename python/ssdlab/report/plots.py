@@ -27,14 +27,14 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from ssdlab import reference, suites  # noqa: E402
-from ssdlab.series import SavedSeries  # noqa: E402
-from ssdlab.suites import Curve  # noqa: E402
+from ssdlab import reference, suites
+from ssdlab.series import SavedSeries
+from ssdlab.suites import Curve
 
 __all__ = ["Picture", "curve_figures", "fill_phases", "series_figures"]
 
@@ -73,7 +73,7 @@ def _finish(ax: Axes, scale: str) -> str:
         notes.append("y axis logarithmic")
     else:
         ax.set_ylim(bottom=0)
-    handles, labels = ax.get_legend_handles_labels()
+    handles, _labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
     ax.grid(True, alpha=0.3)
@@ -125,7 +125,7 @@ def _fill_extras(ax: Axes, docs: Sequence[tuple[str, Mapping[str, Any]]]) -> str
                    label=None if phase in seen else f"{phase} phase")  # fmt: skip
         seen.add(phase)
     notes = [f"phases shaded from {label}'s counters"]
-    for i, (lb, d) in enumerate(docs):
+    for i, (_label, d) in enumerate(docs):
         curve = reference.fill_curve(str(d.get("preset", "")))
         if not curve:
             continue
@@ -208,7 +208,9 @@ def series_figures(label: str, series: SavedSeries) -> list[Picture]:
             # One legend for both axes, below the plot (right of it is the second axis' scale).
             h1, l1 = ax.get_legend_handles_labels()
             h2, l2 = ax2.get_legend_handles_labels()
-            ax.get_legend().remove()
+            old = ax.get_legend()
+            if old is not None:
+                old.remove()
             ax.legend(h1 + h2, l1 + l2, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3,
                       fontsize="small")  # fmt: skip
             caption += "; power (right axis) from the power model"

@@ -60,7 +60,7 @@ from ssdlab.result import REPORTED_PERCENTILES
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.suites.snia import check_rounds, needs_gc, rounds_until_steady
-from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -373,7 +373,9 @@ class PtsResult:
             if test is None:
                 continue
             for name, v in test.verdicts.items():
-                state = f"round {test.steady_round}" if test.steady else f"not steady ({len(test.rounds)} rounds)"
+                state = (
+                    f"round {test.steady_round}" if test.steady else f"not steady ({len(test.rounds)} rounds)"
+                )
                 t.add_row(
                     test.name,
                     state,
@@ -701,7 +703,7 @@ def run_pts(
         track = {"4 KiB write IOPS": (("random", 0, 4 * KiB), "iops")}
         res.iops = _steady_test(
             drive, "IOPS", plan, track, iodepth=iodepth, numjobs=numjobs, gc_check=True,
-            progress=sub(step, 0.2, 1.0), **common,  # type: ignore[arg-type]
+            progress=sub(step, 0.2, 1.0), **common,
         )  # fmt: skip
     if "throughput" in order:
         lo, hi = spans["throughput"]
@@ -717,7 +719,7 @@ def run_pts(
             res.throughput.append(
                 _steady_test(
                     drive, f"throughput {_bs_text(bs)}", plan, track, iodepth=iodepth, numjobs=numjobs,
-                    gc_check=False, progress=sub(step, 0.2, 1.0), **common,  # type: ignore[arg-type]
+                    gc_check=False, progress=sub(step, 0.2, 1.0), **common,
                 )
             )  # fmt: skip
     if "latency" in order:
@@ -727,7 +729,7 @@ def run_pts(
         track = {"4 KiB write mean latency us": (("random", 0, 4 * KiB), "mean_us")}
         res.latency = _steady_test(
             drive, "latency", plan, track, iodepth=1, numjobs=1, gc_check=True,
-            progress=sub(step, 0.2, 1.0), **common,  # type: ignore[arg-type]
+            progress=sub(step, 0.2, 1.0), **common,
         )  # fmt: skip
     if "wsat" in order:
         step = sub(progress, *spans["wsat"])
@@ -761,7 +763,9 @@ def headline(doc: Mapping[str, Any]) -> list[Headline]:
     out: list[Headline] = []
     for c in _cells(doc, "iops"):
         if c["modelled"] and c["bs"] in (4 * KiB, 128 * KiB):
-            out.append(Headline(f"IOPS {_mix_text(c['read_pct'])} {_bs_text(c['bs'])}", number(c["iops"]), "IOPS"))
+            out.append(
+                Headline(f"IOPS {_mix_text(c['read_pct'])} {_bs_text(c['bs'])}", number(c["iops"]), "IOPS")
+            )
     for t in doc.get("throughput") or []:
         for c in t["window_cells"]:
             what = "read" if c["read_pct"] == 100 else "write"
@@ -838,8 +842,24 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
     w = doc.get("wsat")
     if isinstance(w, Mapping) and w["rounds"]:
         rs = w["rounds"]
-        out.append(Curve("PTS WSAT IOPS vs TGBW", "total GB written", "IOPS", [r["tgbw_gb"] for r in rs], [r["iops"] for r in rs]))
-        out.append(Curve("PTS WSAT IOPS vs time", "time (s)", "IOPS", [r["time_s"] for r in rs], [r["iops"] for r in rs]))
+        out.append(
+            Curve(
+                "PTS WSAT IOPS vs TGBW",
+                "total GB written",
+                "IOPS",
+                [r["tgbw_gb"] for r in rs],
+                [r["iops"] for r in rs],
+            )
+        )
+        out.append(
+            Curve(
+                "PTS WSAT IOPS vs time",
+                "time (s)",
+                "IOPS",
+                [r["time_s"] for r in rs],
+                [r["iops"] for r in rs],
+            )
+        )
     return out
 
 

@@ -287,7 +287,9 @@ def run_snia_iops(
         )
         delta = counter_delta(before, drive.counters())
         gc = delta.get("gc_blocks_erased", 0.0)
-        return SniaRound(n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s, gc)
+        return SniaRound(
+            n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s, gc
+        )
 
     def verdict_of(rs: list[SniaRound]) -> SteadyState:
         return needs_gc(steady_state([r.iops for r in rs], window), [r.gc_blocks_erased for r in rs])
