@@ -484,3 +484,14 @@ def test_compare_writes_an_html_report(tmp_path: Path) -> None:
     assert report.tables[0].caption == "cdm8: generic-tlc-dram vs bg4-1tb"
     assert report.title == "ssdlab compare cdm8: generic-tlc-dram vs bg4-1tb"
     assert report.summaries == ["Drive config (TOML)"] * 2
+
+
+def test_docstring_examples_of_the_series_and_plots() -> None:
+    import doctest
+
+    from ssdlab import series
+    from ssdlab.report import plots
+
+    for module in (series, plots):
+        res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted > 0 and res.failed == 0, module.__name__

@@ -35,8 +35,8 @@ Examples
 >>> _ = drive.run(ssdlab.Workload(rw="randread", size="1g", runtime="300ms", interval="100ms"))
 >>> path = rec.write(Path(tempfile.mkdtemp()) / "r.series.parquet")
 >>> s = read_series(path)
->>> s.table.num_rows, s.table.column("label")[0].as_py(), list(s.runs[0]["percentiles_us"])
-(3, 'randread 4k QD1 T1', ['50', '90', '99', '99.9', '99.99'])
+>>> s.table.num_rows, s.table.column("label")[0].as_py(), list(s.runs[0]["percentiles_us"])  # + the drain
+(4, 'randread 4k QD1 T1', ['50', '90', '99', '99.9', '99.99'])
 """
 
 from __future__ import annotations

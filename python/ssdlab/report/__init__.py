@@ -254,7 +254,7 @@ def overrides(doc: Mapping[str, Any]) -> list[Override] | None:
     >>> d = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
     >>> doc = {"preset": "bg4-1tb", "config_toml": d.config_toml()}
     >>> [(o.path, o.preset, o.value) for o in overrides(doc)]
-    [('ftl.user_capacity_gb', '1000', '16')]
+    [('ftl.user_capacity_gb', '1024', '16')]
     """
     preset = str(doc.get("preset", ""))
     text = doc.get("config_toml")
