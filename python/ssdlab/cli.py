@@ -173,12 +173,14 @@ def run(
         str | None, typer.Option(help="cdm: test file size (default 1g; 1000m for cdm6).")
     ] = None,
     runs: Annotated[
-        int | None, typer.Option(help="cdm: measured runs per test, after one warm-up (5).")
+        int | None,
+        typer.Option(help="cdm: measured runs per test, after one warm-up (5); pts: most rounds (25)."),
     ] = None,
     duration: Annotated[
         str | None,
         typer.Option(
-            help="Simulated length of a run (cdm: 5s), a round (snia-iops: 60s), a case (dbmix: 60s)."
+            help="Simulated length of a run (cdm: 5s), a round (snia-iops: 60s), a cell of a round and a "
+            "WSAT round (pts: 60s), a case (dbmix: 60s)."
         ),
     ] = None,
     interval: Annotated[str | None, typer.Option(help="cdm: simulated idle time between tests (5s).")] = None,

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
@@ -97,7 +98,8 @@ def label(workloads: list[Workload]) -> str:
 class Recorder:
     """Collects every run's series and percentiles on a drive (see the module's doc)."""
 
-    columns: dict[str, list[Any]] = field(default_factory=lambda: {n: [] for n in SCHEMA.names})
+    #: One numpy column set per run (concatenated when written: no Python float per interval).
+    parts: list[dict[str, Any]] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
@@ -109,10 +111,12 @@ class Recorder:
 
     def record(self, res: Result) -> None:
         s = res.series
-        n = len(s)
         name = label(res.workloads)
-        index = len(self.runs)
         lat = res.latency
+        part: dict[str, Any] = {col: getattr(s, col) for col in _SERIES_COLUMNS}
+        part["run"] = np.full(len(s), len(self.runs), dtype=np.int32)
+        part["label"] = name
+        self.parts.append(part)
         self.runs.append(
             {
                 "label": name,
@@ -120,13 +124,20 @@ class Recorder:
                 "percentiles_us": {f"{p:g}": lat.percentile(p) for p in REPORTED_PERCENTILES},
             }
         )
-        self.columns["run"].extend([index] * n)
-        self.columns["label"].extend([name] * n)
-        for col in _SERIES_COLUMNS:
-            self.columns[col].extend(getattr(s, col).tolist())
 
     def table(self) -> pa.Table:
-        t = pa.table(self.columns, schema=SCHEMA)
+        tables = [
+            pa.table(
+                {
+                    "run": p["run"],
+                    "label": pa.repeat(pa.scalar(p["label"], pa.string()), len(p["run"])),
+                    **{col: p[col] for col in _SERIES_COLUMNS},
+                },
+                schema=SCHEMA,
+            )
+            for p in self.parts
+        ]
+        t = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
         return t.replace_schema_metadata({"ssdlab.runs": json.dumps(self.runs)})
 
     def write(self, path: str | Path) -> Path:

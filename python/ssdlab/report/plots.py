@@ -160,13 +160,24 @@ def curve_figures(docs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Picture
         extra = ""
         if name == "fill":
             extra = _fill_extras(ax, docs)
-        for i, (label, c) in enumerate(curves):
+        colour = 0
+        main: dict[tuple[str, str], str] = {}
+        for label, c in curves:
             parts = [p for p in (label if multi else "", c.series) if p]
-            ax.plot(c.x, c.y, marker="." if len(c.x) < 40 else None, lw=1.4, color=f"C{i % 10}",
-                    label=" - ".join(parts) or c.y_label, zorder=2)  # fmt: skip
+            # A series "NAME: what" is a guide to the curve NAME (a window average, a limit): its colour,
+            # dashed, thin.
+            base, _, guide = c.series.partition(": ")
+            if guide and (label, base) in main:
+                ax.plot(c.x, c.y, lw=0.9, ls="--" if "average" in guide else ":", color=main[(label, base)],
+                        label=" - ".join(parts), zorder=2)  # fmt: skip
+                continue
+            main[(label, c.series)] = f"C{colour % 10}"
+            ax.plot(c.x, c.y, marker="." if len(c.x) < 40 else None, lw=1.4, color=f"C{colour % 10}",
+                    label=" - ".join(parts) or c.y_label, zorder=3)  # fmt: skip
+            colour += 1
         first = curves[0][1]
         ax.set_xlabel(first.x_label)
-        ax.set_ylabel(first.y_label)
+        ax.set_ylabel(" / ".join(dict.fromkeys(c.y_label for _label, c in curves)))
         ax.set_title(name)
         note = _finish(ax, first.scale)
         caption = f"{name}: {first.y_label} against {first.x_label}; {note}" + (f"; {extra}" if extra else "")

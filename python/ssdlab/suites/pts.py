@@ -797,17 +797,17 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
         if not isinstance(t, Mapping):
             continue
         x = [float(r["round"]) for r in t["rounds"]]
-        for name in t["verdicts"]:
-            out.append(
-                Curve(
-                    f"PTS {t['name']} steady-state rounds",
-                    "round",
-                    name,
-                    x,
-                    [r["tracking"][name] for r in t["rounds"]],
-                    series=name,
-                )
-            )
+        plot = f"PTS {t['name']} steady-state rounds"
+        for name, v in t["verdicts"].items():
+            unit = _unit(name)
+            out.append(Curve(plot, "round", unit, x, [r["tracking"][name] for r in t["rounds"]], series=name))
+            # The measurement window: its average and the +-10% band (the data excursion limit is 20% wide).
+            n = len(v["window"])
+            if n and len(x) >= n:
+                wx = x[-n:]
+                avg = float(v["average"])
+                for label, k in (("window average", 1.0), ("+10%", 1.1), ("-10%", 0.9)):
+                    out.append(Curve(plot, "round", unit, wx, [avg * k] * n, series=f"{name}: {label}"))
     by_mix: dict[int, list[Mapping[str, Any]]] = {}
     for c in _cells(doc, "iops"):
         if c["modelled"]:
@@ -861,6 +861,14 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
             )
         )
     return out
+
+
+def _unit(tracking: str) -> str:
+    """The axis label of a tracking variable (``4 KiB write IOPS`` -> ``IOPS``)."""
+    for suffix, unit in ((" IOPS", "IOPS"), (" MB/s", "MB/s"), (" us", "latency (us)")):
+        if tracking.endswith(suffix):
+            return unit
+    return tracking
 
 
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> PtsResult:
