@@ -359,7 +359,8 @@ def test_series_are_saved_as_parquet_beside_the_json_with_the_documented_schema(
         assert s.table.schema.remove_metadata() == SCHEMA
         assert SCHEMA.names == [
             "run", "label", "time_s", "read_mbps", "write_mbps", "iops", "mean_latency_us",
-            "max_latency_us", "power_w", "temperature_c",
+            "max_latency_us", "p50_latency_us", "p99_latency_us", "p999_latency_us", "power_w",
+            "temperature_c",
         ]  # fmt: skip
         runs = s.table.column("run").to_numpy()
         assert runs.min() == 0 and (np.diff(runs) >= 0).all()  # in the order they ran
@@ -368,6 +369,13 @@ def test_series_are_saved_as_parquet_beside_the_json_with_the_documented_schema(
         t = s.table.column("time_s").to_numpy()
         assert all((np.diff(t[runs == r]) > 0).all() for r in np.unique(runs))
         assert pa.compute.max(s.table.column("write_mbps")).as_py() > 0
+        # each interval's percentiles are in order and below its maximum
+        cols = {c: s.table.column(c).to_numpy() for c in ("iops", "p50_latency_us", "p99_latency_us")}
+        busy = cols["iops"] > 0
+        p999, top = (s.table.column(c).to_numpy()[busy] for c in ("p999_latency_us", "max_latency_us"))
+        assert (0 < cols["p50_latency_us"][busy]).all()
+        assert (cols["p50_latency_us"][busy] <= cols["p99_latency_us"][busy]).all()
+        assert (cols["p99_latency_us"][busy] <= p999).all() and (p999 <= top).all()
     doc = json.loads(saved.results[0].read_text(encoding="utf-8"))
     fill_runs = read_series(series_path(saved.results[0])).runs
     # the fill wrote the capacity in 128 KiB QD32 runs, one per GB
@@ -406,6 +414,7 @@ def test_report_of_saved_results_has_every_table_the_pictures_and_the_validate_m
         "PTS QD1 latency exceedance",
         "PTS WSAT IOPS vs TGBW",
         "Throughput over time - bg4-128gb",
+        "Latency over time - generic-tlc-dram",
         "Latency exceedance - generic-tlc-dram",
     ):
         assert f"<h3>{title}</h3>" in html

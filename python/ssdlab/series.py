@@ -17,6 +17,9 @@ write_mbps          float64  writes over the interval, decimal MB/s
 iops                float64  reads + writes over the interval, per second
 mean_latency_us     float64  mean completion latency of the IOs completed in the interval
 max_latency_us      float64  highest completion latency in the interval
+p50_latency_us      float64  median latency of the interval's IOs (within 12.5%: a quarter-octave bucket)
+p99_latency_us      float64  99th percentile latency of the interval's IOs (likewise)
+p999_latency_us     float64  99.9th percentile latency of the interval's IOs (likewise)
 power_w             float64  the drive's average power over the interval, W (NaN: no power model)
 temperature_c       float64  SMART composite temperature at the interval's end, C (NaN: none)
 ==================  =======  =========================================================================

@@ -186,8 +186,9 @@ def curve_figures(docs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Picture
 
 
 def series_figures(label: str, series: SavedSeries) -> list[Picture]:
-    """Throughput over time (the runs laid end to end), and latency exceedance per workload (the run with
-    the most IOs of each workload label, at most 10), from one result's per-interval series."""
+    """Throughput (and power) and latency (mean, p99, max) over time (the runs laid end to end), and latency
+    exceedance per workload (the run with the most IOs of each workload label, at most 10), from one
+    result's per-interval series."""
     t = series.table
     out: list[Picture] = []
     if t.num_rows:
@@ -226,6 +227,18 @@ def series_figures(label: str, series: SavedSeries) -> list[Picture]:
                       fontsize="small")  # fmt: skip
             caption += "; power (right axis) from the power model"
         out.append(Picture(f"Throughput over time - {label}", _png(fig), "throughput over time", caption))
+        fig, ax = plt.subplots(figsize=(9, 4.2))
+        busy = t.column("iops").to_numpy() > 0
+        for i, (col, name) in enumerate(
+            (("mean_latency_us", "mean"), ("p99_latency_us", "p99"), ("max_latency_us", "max"))
+        ):
+            ax.plot(x[busy], t.column(col).to_numpy()[busy], lw=0.7, color=f"C{i}", label=name)
+        ax.set_xlabel("measured time (s), runs end to end")
+        ax.set_ylabel("latency (us)")
+        ax.set_title(f"Latency over time - {label}")
+        note = _finish(ax, "logy")
+        caption = f"per-interval latency of the IOs completed in each interval (p99 within 12.5%); {note}"
+        out.append(Picture(f"Latency over time - {label}", _png(fig), "latency over time", caption))
     best: dict[str, dict[str, Any]] = {}
     for r in series.runs:
         if r.get("ios", 0) and (r["label"] not in best or r["ios"] > best[r["label"]]["ios"]):
