@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -223,6 +224,7 @@ def test_report_is_self_contained_with_the_config_collapsed(cdm_result: CdmResul
     report = parse(cdm_html.read_text(encoding="utf-8"))
     for tag, attrs in report.tags:
         assert tag not in ("script", "link", "iframe", "object"), tag
+        assert all((attrs.get(a) or "data:").startswith("data:") for a in ("src", "href")), (tag, attrs)
         for name in ("src", "href"):
             value = attrs.get(name)
             assert value is None or value.startswith("data:"), (tag, name, value)
@@ -297,3 +299,208 @@ def test_report_renders_in_headless_chromium(fill_html: Path, tmp_path: Path) ->
     # Text, table rules and (for fill) the plot: many colours, and a fair share of the page not white.
     assert len(np.unique(rgb, axis=0)) > 50
     assert (rgb.min(axis=1) < 200).mean() > 0.01
+
+
+# ------------------------------------------------------------------ ssdlab report over saved results
+
+
+#: Published-vs-model rows as `ssdlab validate --json` writes them: one within 10%, one over, one of a drive
+#: that is not in the report (left out).
+VALIDATE_ROWS = [
+    {"drive": "bg4-128gb", "figure": "fill.fill_avg_MBps", "source": "a review", "published": 200.0,
+     "model": 210.0, "unit": "MB/s", "error_pct": 5.0, "fit": True},
+    {"drive": "bg4-128gb", "figure": "cdm.seq_write_MBps", "source": "a brief", "published": 1000.0,
+     "model": 1250.0, "unit": "MB/s", "error_pct": 25.0, "fit": False},
+    {"drive": "bg4-1tb", "figure": "cdm.seq_read_MBps", "source": "a brief", "published": 2300.0,
+     "model": 2000.0, "unit": "MB/s", "error_pct": -13.0, "fit": False},
+]  # fmt: skip
+
+
+@dataclass
+class Saved:
+    folder: Path
+    results: list[Path]
+    report: Path
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    out = subprocess.run([str(SSDLAB), *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """A scaled-down fill of bg4-128gb (a drive with a published fill curve) and a scaled-down PTS run,
+    saved by `ssdlab run`, then `ssdlab report` of both with validate rows."""
+    d = tmp_path_factory.mktemp("saved")
+    run_cli(
+        "run", "--preset", "bg4-128gb", "--scale-capacity-gb", "16", "--suite", "fill", "--out", "r", cwd=d
+    )
+    run_cli(
+        "run", "--preset", "generic-tlc-dram", "--scale-capacity-gb", "2", "--suite", "pts",
+        "--duration", "0.2s", "--runs", "5", "--out", "r", cwd=d,
+    )  # fmt: skip
+    (d / "validate.json").write_text(json.dumps(VALIDATE_ROWS), encoding="utf-8")
+    results = sorted((d / "r").glob("*.json"))
+    out = run_cli("report", *map(str, results), str(d / "validate.json"), "-o", "report.html", cwd=d)
+    assert out.stdout.strip().endswith("report.html")
+    return Saved(d, results, d / "report.html")
+
+
+def test_series_are_saved_as_parquet_beside_the_json_with_the_documented_schema(saved: Saved) -> None:
+    import pyarrow as pa
+
+    from ssdlab.series import SCHEMA, read_series, series_path
+
+    for result in saved.results:
+        s = read_series(series_path(result))
+        assert s.table.schema.remove_metadata() == SCHEMA
+        assert SCHEMA.names == [
+            "run", "label", "time_s", "read_mbps", "write_mbps", "iops", "mean_latency_us",
+            "max_latency_us", "p50_latency_us", "p99_latency_us", "p999_latency_us", "power_w",
+            "temperature_c",
+        ]  # fmt: skip
+        runs = s.table.column("run").to_numpy()
+        assert runs.min() == 0 and (np.diff(runs) >= 0).all()  # in the order they ran
+        assert len(s.runs) >= runs.max() + 1
+        # within a run the intervals follow each other
+        t = s.table.column("time_s").to_numpy()
+        assert all((np.diff(t[runs == r]) > 0).all() for r in np.unique(runs))
+        assert pa.compute.max(s.table.column("write_mbps")).as_py() > 0
+        # each interval's percentiles are in order and below its maximum
+        cols = {c: s.table.column(c).to_numpy() for c in ("iops", "p50_latency_us", "p99_latency_us")}
+        busy = cols["iops"] > 0
+        p999, top = (s.table.column(c).to_numpy()[busy] for c in ("p999_latency_us", "max_latency_us"))
+        assert (0 < cols["p50_latency_us"][busy]).all()
+        assert (cols["p50_latency_us"][busy] <= cols["p99_latency_us"][busy]).all()
+        assert (cols["p99_latency_us"][busy] <= p999).all() and (p999 <= top).all()
+    doc = json.loads(saved.results[0].read_text(encoding="utf-8"))
+    fill_runs = read_series(series_path(saved.results[0])).runs
+    # the fill wrote the capacity in 128 KiB QD32 runs, one per GB
+    assert {r["label"] for r in fill_runs} >= {"write 128k QD32 T1"}
+    assert len(fill_runs) >= len(doc["points"])
+
+
+def test_report_of_saved_results_has_every_table_the_pictures_and_the_validate_marks(saved: Saved) -> None:
+    html = saved.report.read_text(encoding="utf-8")
+    report = parse(html)
+    captions = [t.caption for t in report.tables]
+    for result in saved.results:
+        doc = json.loads(result.read_text(encoding="utf-8"))
+        for t in doc["report_tables"]:
+            assert t["caption"] in captions
+            parsed = report.tables[captions.index(t["caption"])]
+            assert parsed.headers == [h["text"] for h in t["headers"]]
+            assert len(parsed.rows) == len(t["rows"])
+    # The headline and counters tables of each result, and the published-vs-model table last.
+    assert captions.count("Headline figures (as ssdlab compare lists them)") == 2
+    assert captions.count("Drive counters over the run") == 2
+    val = report.tables[-1]
+    assert val.caption == "Published figures against the model (error over 10% marked)"
+    assert [(r[1], r[6], r[8]) for r in val.rows] == [
+        ("fill.fill_avg_MBps", "+5.0%", ""),
+        ("cdm.seq_write_MBps", "+25.0%", "over 10%"),
+    ]
+    # The header says the drive is scaled down, and what was overridden.
+    assert "Scaled-down drive: 16 GB user capacity instead of the preset&#39;s 128 GB" in html
+    assert "ftl.user_capacity_gb = 16 (preset: 128)" in html
+    # Pictures: the fill with its phases and published curve, the PTS rounds, series over time, exceedance.
+    for title in (
+        "fill",
+        "PTS IOPS steady-state rounds",
+        "PTS IOPS matrix",
+        "PTS QD1 latency exceedance",
+        "PTS WSAT IOPS vs TGBW",
+        "Throughput over time - bg4-128gb",
+        "Latency over time - generic-tlc-dram",
+        "Latency exceedance - generic-tlc-dram",
+    ):
+        assert f"<h3>{title}</h3>" in html
+    assert "published curve of bg4-128gb overlaid" in html and "phases shaded" in html
+    assert len(report.images) >= 10 and all(src.startswith("data:image/png;base64,") for src in report.images)
+    for tag, attrs in report.tags:
+        assert tag not in ("script", "link", "iframe", "object"), tag
+        assert all((attrs.get(a) or "data:").startswith("data:") for a in ("src", "href")), (tag, attrs)
+
+
+def test_report_in_chromium_via_playwright(saved: Saved, tmp_path: Path) -> None:
+    """The report as a browser draws it (Playwright driving Debian's chromium): no console errors, no request
+    beyond the file itself, every image decoded, every table there; a full-page screenshot is saved."""
+    from playwright.sync_api import sync_playwright
+
+    shot = tmp_path / "report.png"
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 1000})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(saved.report.resolve().as_uri(), wait_until="load")
+            images = page.eval_on_selector_all("img", "xs => xs.map(i => [i.complete, i.naturalWidth])")
+            tables = page.eval_on_selector_all("table", "xs => xs.map(t => t.rows.length)")
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert errors == []
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    report = parse(saved.report.read_text(encoding="utf-8"))
+    assert len(images) == len(report.images) >= 10
+    assert all(done and width > 0 for done, width in images), images
+    assert tables == [len(t.rows) + 1 for t in report.tables]  # every table, each with its header row
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[1] == 1300 and pixels.shape[0] > 3000
+    results = Path(os.environ.get("SSDLAB_SCREENSHOTS", "")) if os.environ.get("SSDLAB_SCREENSHOTS") else None
+    if results is not None:
+        results.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, results / "report.png")
+
+
+def test_plots_start_axes_at_zero_and_keep_legends_off_the_data() -> None:
+    import matplotlib.pyplot as plt
+
+    from ssdlab.report.plots import _finish
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [500, 600, 700], label="a")
+    ax.plot([1, 2, 3], [550, 650, 690], label="b")
+    assert "axes start at zero" in _finish(ax, "")
+    assert ax.get_xlim()[0] == 0 and ax.get_ylim()[0] == 0
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    axes = ax.get_window_extent()
+    assert legend.x0 >= axes.x1  # right of the axes: it cannot cover a line
+    fig2, ax2 = plt.subplots()
+    ax2.plot([1, 10], [1, 100])
+    assert "logarithmic" in _finish(ax2, "loglog")  # a log axis cannot start at 0: the caption says so
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_compare_writes_an_html_report(tmp_path: Path) -> None:
+    out = run_cli(
+        "compare", "generic-tlc-dram", "bg4-1tb", "--suite", "cdm", "--set", "ftl.user_capacity_gb=16",
+        "--test-size", "16m", "--runs", "1", "--duration", "20ms", "--interval", "0.1s", "--out", "c",
+        cwd=tmp_path,
+    )  # fmt: skip
+    (html,) = (tmp_path / "c").glob("compare-*.html")
+    assert f"wrote {Path('c') / html.name}" in out.stdout
+    report = parse(html.read_text(encoding="utf-8"))
+    assert report.tables[0].caption == "cdm8: generic-tlc-dram vs bg4-1tb"
+    assert report.title == "ssdlab compare cdm8: generic-tlc-dram vs bg4-1tb"
+    assert report.summaries == ["Drive config (TOML)"] * 2
+
+
+def test_docstring_examples_of_the_series_and_plots() -> None:
+    import doctest
+
+    from ssdlab import series
+    from ssdlab.report import plots
+
+    for module in (series, plots):
+        res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted > 0 and res.failed == 0, module.__name__

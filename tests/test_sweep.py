@@ -204,3 +204,15 @@ def test_the_same_point_gives_the_same_figures_on_either_worker(client: Any) -> 
     for m in sweep.METRICS:
         assert rows[0][m] == rows[1][m], m
     assert rows[0]["iops"] > 0 and rows[0]["key"] == rows[1]["key"] == point.key
+
+
+def test_cli_sweep_writes_an_html_report_with_the_sensitivity_plot(tmp_path: Path) -> None:
+    path = tmp_path / "tr.toml"
+    path.write_text(textwrap.dedent(HEAD + '[parameters]\n"nand.tR_us" = [40, 80]\n' + WORKLOAD))
+    run = ssdlab_cli("sweep", str(path), "--workers", "1", "--out", str(tmp_path / "tr.parquet"))
+    assert run.returncode == 0, run.stderr
+    html = tmp_path / "tr.html"
+    assert f"wrote {html}" in run.stdout.splitlines()
+    text = html.read_text(encoding="utf-8")
+    assert text.count('<img src="data:image/png;base64,') == 1
+    assert "<caption>Sweep tr.toml: 2 points</caption>" in text

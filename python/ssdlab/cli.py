@@ -48,8 +48,9 @@ from ssdlab.errors import (
     workload_error,
 )
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
-from ssdlab.report import counters_table, write_report
+from ssdlab.report import counters_table, saved_tables, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
+from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
 from ssdlab.target import Target
@@ -172,12 +173,14 @@ def run(
         str | None, typer.Option(help="cdm: test file size (default 1g; 1000m for cdm6).")
     ] = None,
     runs: Annotated[
-        int | None, typer.Option(help="cdm: measured runs per test, after one warm-up (5).")
+        int | None,
+        typer.Option(help="cdm: measured runs per test, after one warm-up (5); pts: most rounds (25)."),
     ] = None,
     duration: Annotated[
         str | None,
         typer.Option(
-            help="Simulated length of a run (cdm: 5s), a round (snia-iops: 60s), a case (dbmix: 60s)."
+            help="Simulated length of a run (cdm: 5s), a round (snia-iops: 60s), a cell of a round and a "
+            "WSAT round (pts: 60s), a case (dbmix: 60s)."
         ),
     ] = None,
     interval: Annotated[str | None, typer.Option(help="cdm: simulated idle time between tests (5s).")] = None,
@@ -240,6 +243,7 @@ def run(
                     name, "a real --target is not a simulated drive; drop this option", given
                 )
         drive = Target.open(target, target_size, destroy_data=destroy_data, keep=keep)
+    recorder = Recorder.attach(drive) if isinstance(drive, Drive) else None
     try:
         with _progress(not json_, f"{suite} on {drive.name}") as progress:
             res = s.run(drive, options, progress)  # type: ignore[arg-type]
@@ -248,10 +252,16 @@ def run(
             drive.close()
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
+    # The printed tables too, so that `ssdlab report` can show them from the file alone.
+    doc["report_tables"] = saved_tables(res)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    html = write_report(res, path.with_suffix(".html"), created=created)
+    series = None
+    if recorder is not None:
+        written = recorder.write(series_path(path))
+        series = read_series(written)
+    html = write_report(res, path.with_suffix(".html"), created=created, series=series)
     if plot is not None and s.plot is not None:
         (stderr if json_ else stdout).print(f"wrote {s.plot(res, plot)}")
     if json_:
@@ -262,7 +272,61 @@ def run(
     for table in res.tables():
         stdout.print(table)
     stdout.print(f"wrote {path}")
+    if series is not None:
+        stdout.print(f"wrote {series_path(path)}", markup=False, soft_wrap=True)
     stdout.print(f"wrote {html}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Saved results (ssdlab run's JSON; a .series.parquet beside one is drawn too), and "
+            "optionally ssdlab validate --json output files (their rows for these drives are tabled)."
+        ),
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path(
+        "report.html"
+    ),
+    validate_: Annotated[
+        bool,
+        typer.Option(
+            "--validate",
+            help="Also run ssdlab validate on the results' presets (minutes) and table published vs model.",
+        ),
+    ] = False,
+    quick: Annotated[
+        bool, typer.Option(help="--validate: shorter runs (checks the machinery only).")
+    ] = False,
+) -> None:
+    """Write one self-contained HTML report of saved results: pictures (curves, fill phases and the
+    published curve, steady-state rounds, throughput over time, latency exceedance), tables, what each drive
+    overrides, and the published figures against the model (from --validate or validate JSON files)."""
+    from ssdlab import report as rp
+    from ssdlab import validate as v
+
+    entries = []
+    rows: list[dict[str, Any]] | None = None
+    for p in results:
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise workload_error("RESULTS", f"cannot read {p}: {e}", str(p)) from None
+        if isinstance(data, list):  # ssdlab validate --json
+            rows = (rows or []) + [r for r in data if isinstance(r, dict)]
+        else:
+            entries.append(rp.load_entry(p))
+    if not entries:
+        raise workload_error("RESULTS", "no result JSON among the inputs", " ".join(map(str, results)))
+    presets = sorted({str(e.doc.get("preset")) for e in entries} & set(list_presets()))
+    if validate_:
+        with _progress(True, "validate") as progress:
+            rows = (rows or []) + [r.to_dict() for r in v.rows(presets, quick=quick, progress=progress)]
+    if rows is not None:
+        rows = [r for r in rows if r.get("drive") in presets]
+    path = rp.write_entries(entries, output, validate_rows=rows)
+    stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
 
 
 @app.command()
@@ -650,6 +714,7 @@ def compare(
     """Put drives side by side: each headline figure of the suite, a column per input and the difference
     in % against the first; plots (PNG) and the comparison (JSON) go into --out."""
     from ssdlab import compare as cmp
+    from ssdlab import report as rp
 
     options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
     with _progress(not json_, "compare") as progress:
@@ -673,6 +738,11 @@ def compare(
     path = out / f"{stem}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     written.append(path)
+    entries = [rp.entry_of_doc(i.label, i.doc, i.arg if i.kind == "result" else "") for i in ins]
+    title = f"ssdlab compare {name}: {' vs '.join(c.labels)}"
+    written.append(
+        rp.write_entries(entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table()])
+    )
     console = stderr if json_ else stdout
     if json_:
         print(json.dumps(doc, indent=2))
@@ -763,8 +833,38 @@ def sweep(
     stdout.print(
         f"{summary.total} points: {summary.ran} run, {summary.skipped} already in {out}", markup=False
     )
-    for p in sw.plot_sensitivity(plan, out):
+    pngs = sw.plot_sensitivity(plan, out)
+    for p in pngs:
         stdout.print(f"wrote {p}", markup=False, soft_wrap=True)
+    html = _sweep_report(spec, out, pngs)
+    stdout.print(f"wrote {html}", markup=False, soft_wrap=True)
+
+
+def _sweep_report(spec: Path, out: Path, pngs: list[Path], max_rows: int = 500) -> Path:
+    """The sweep's HTML report: its sensitivity plots and a table of its points (the first ``max_rows``)."""
+    from ssdlab import report as rp
+    from ssdlab import sweep as sw
+    from ssdlab.suites import ReportFigure
+
+    figures = [
+        ReportFigure(p.stem, p.read_bytes(), "sensitivity plot", f"{p.name}: averaged over seeds")
+        for p in pngs
+    ]
+    table = sw.read_results(out)
+    rows = [] if table is None else table.to_pylist()
+    keep = [c for c in (table.column_names if table is not None else []) if c not in ("key",)]
+    t = Table(
+        title=f"Sweep {spec.name}: {len(rows)} points"
+        + (f" (first {max_rows} shown)" if len(rows) > max_rows else "")
+    )
+    for c in keep:
+        t.add_column(c, justify="right")
+    for r in rows[:max_rows]:
+        t.add_row(*(f"{v:,.4g}" if isinstance(v, float) else str(v) for v in (r[c] for c in keep)))
+    path = out.parent / f"{out.name.removesuffix('.parquet')}.html"
+    return rp.write_entries(
+        [], path, title=f"ssdlab sweep {spec.name}", lead_tables=[t], lead_figures=figures
+    )
 
 
 FIO_FORMATS = ("normal", "json", "json+")

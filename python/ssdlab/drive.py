@@ -171,6 +171,9 @@ class Drive:
 
     def __init__(self, native: NativeDrive) -> None:
         self._drive = native
+        #: Called with every :meth:`run`'s result (``ssdlab run`` records the per-interval series with it,
+        #: :class:`ssdlab.series.Recorder`); a clone does not inherit it.
+        self.on_run: Callable[[Result], None] | None = None
 
     @classmethod
     def from_preset(
@@ -322,7 +325,10 @@ class Drive:
             if not isinstance(w, Workload):
                 raise workload_error("jobs", f"{w!r} is not an ssdlab.Workload", w)
         native = self._drive.run([w.to_native() for w in jobs], progress)
-        return Result(native, self.name, jobs)
+        res = Result(native, self.name, jobs)
+        if self.on_run is not None:
+            self.on_run(res)
+        return res
 
     def replay(
         self,

@@ -112,6 +112,11 @@ class Series:
     iops: FloatArray
     mean_latency_us: FloatArray
     max_latency_us: FloatArray
+    #: Latency percentiles of the interval's IOs (p50, p99, p99.9), us: the middle of a histogram bucket a
+    #: quarter of an octave wide, so within 12.5% (the run's own percentiles are exact to 3 digits).
+    p50_latency_us: FloatArray
+    p99_latency_us: FloatArray
+    p999_latency_us: FloatArray
     #: The drive's average power over each interval (the power model's samples), W.
     power_w: FloatArray
     #: SMART composite temperature at the end of each interval, C.

@@ -219,7 +219,8 @@ class _FioRun:
 def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
     """Per-interval columns from fio's averaged bandwidth, IOPS and latency logs (summed over jobs).
 
-    fio logs no per-window maximum beside the average, so ``max_latency_us`` is NaN for a real target."""
+    fio logs no per-window maximum or percentiles beside the average, so ``max_latency_us`` and the
+    ``p*_latency_us`` columns are NaN for a real target."""
     bw: dict[int, list[float]] = {}
     iops: dict[int, float] = {}
     lat: dict[int, list[float]] = {}
@@ -249,6 +250,9 @@ def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
         "iops": [iops.get(k, 0.0) for k in keys],
         "mean_latency_us": [sum(lat[k]) / len(lat[k]) / 1e3 if lat.get(k) else math.nan for k in keys],
         "max_latency_us": [math.nan for _ in keys],
+        "p50_latency_us": [math.nan for _ in keys],
+        "p99_latency_us": [math.nan for _ in keys],
+        "p999_latency_us": [math.nan for _ in keys],
         # a real drive's power and temperature are not visible to fio
         "power_w": [math.nan for _ in keys],
         "temperature_c": [math.nan for _ in keys],

@@ -1,12 +1,18 @@
-"""The HTML report of a suite run: one self-contained file a review would show.
+"""The HTML report of one or more suite results: one self-contained file a review would show.
 
-The report carries the run's title (suite, preset, seed, ssdlab version, date), the suite's own figures
-(its registered report section, :attr:`ssdlab.suites.Suite.figures`: the fill curve for the fill suite) as
-inline PNGs, every table the suite prints (each rich :class:`~rich.table.Table` becomes an HTML table with
-the same columns and cell text, its title the caption), the drive's counters when the result carries them,
-and the drive's full config TOML. No external assets: CSS is inline, images are ``data:`` URIs,
-so the file can be mailed, archived or opened offline. The page is a jinja2 template shipped in this package
-(``template.html.j2``).
+For each result: a header (suite, preset, seed, ssdlab version, date, and what the drive changes against
+the preset it names: a scaled-down drive says so in words), pictures (:mod:`ssdlab.report.plots`: every
+:attr:`ssdlab.suites.Suite.curves` plot, overlaid across results of the same suite, the fill's phases and
+published curve, a suite's own :attr:`~ssdlab.suites.Suite.figures`, and from the per-interval series
+(:mod:`ssdlab.series`) throughput over time and latency exceedance curves), every table the suite prints
+(each rich :class:`~rich.table.Table` becomes an HTML table with the same columns and cell text, its title
+the caption), the headline figures, the drive's counters and its full config TOML. With ``ssdlab validate``
+rows, a table of published figures against the model with the error in % and a mark over 10%.
+
+``ssdlab run`` writes one beside its JSON (and saves the tables and series so that ``ssdlab report
+RESULTS... -o report.html`` can draw it again from the files). No external assets: CSS is inline, images
+are ``data:`` URIs, no scripts, so the file can be mailed, archived or opened offline. The page is a jinja2
+template shipped in this package (``template.html.j2``).
 
 Examples
 --------
@@ -27,13 +33,16 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from rich.console import Console, RenderableType
@@ -42,15 +51,30 @@ from rich.text import Text
 
 from ssdlab import suites
 from ssdlab.counters import REGISTRY, info
-from ssdlab.suites import SuiteResult
+from ssdlab.drive import Drive
+from ssdlab.errors import workload_error
+from ssdlab.presets import list_presets
+from ssdlab.report.plots import Picture, curve_figures, series_figures
+from ssdlab.series import SavedSeries, read_series, series_path
+from ssdlab.suites import ReportFigure, SuiteResult
 
 __all__ = [
+    "Entry",
     "HtmlTable",
+    "Override",
     "SuiteResult",
     "counters_table",
+    "entry_of",
+    "entry_of_doc",
     "headline_tables",
     "html_table",
+    "load_entry",
+    "overrides",
+    "render_entries",
     "render_report",
+    "saved_tables",
+    "validate_table",
+    "write_entries",
     "write_report",
 ]
 
@@ -180,12 +204,119 @@ def headline_tables(doc: Mapping[str, object]) -> list[Table]:
 
 @dataclass(frozen=True)
 class HtmlFigure:
-    """A suite's figure as the template shows it: the PNG as base64."""
+    """A figure as the template shows it: the PNG as base64."""
 
     title: str
     png_base64: str
     alt: str
     caption: str
+
+
+@dataclass(frozen=True)
+class Override:
+    """One config value that differs from the preset the result names."""
+
+    path: str
+    preset: str
+    value: str
+
+
+@dataclass
+class Entry:
+    """One result in a report: its dict, its tables, its own figures and its per-interval series."""
+
+    label: str
+    doc: dict[str, Any]
+    tables: list[HtmlTable]
+    figures: list[HtmlFigure] = field(default_factory=list)
+    series: SavedSeries | None = None
+    source: str = ""
+
+
+def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flat(v, path + "."))
+        else:
+            out[path] = v
+    return out
+
+
+def overrides(doc: Mapping[str, Any]) -> list[Override] | None:
+    """What the result's drive config changes against the built-in preset it names (``--set``,
+    ``--scale-capacity-gb``), or None when the preset is not built in (a TOML drive, a real target).
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> d = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+    >>> doc = {"preset": "bg4-1tb", "config_toml": d.config_toml()}
+    >>> [(o.path, o.preset, o.value) for o in overrides(doc)]
+    [('ftl.user_capacity_gb', '1024', '16')]
+    """
+    preset = str(doc.get("preset", ""))
+    text = doc.get("config_toml")
+    if preset not in list_presets() or not isinstance(text, str) or not text:
+        return None
+    mine = _flat(tomllib.loads(text))
+    full = _flat(tomllib.loads(Drive.from_preset(preset).config_toml()))
+    out = []
+    for path in sorted(set(mine) | set(full)):
+        a, b = full.get(path), mine.get(path)
+        if a != b:
+            out.append(Override(path, "-" if a is None else _value(a), "-" if b is None else _value(b)))
+    return out
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
+def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -> Table:
+    """Published figures against the model (``ssdlab validate``'s rows, as dicts), with the error in % and
+    a mark where it is over ``limit_pct``.
+
+    Examples
+    --------
+    >>> t = validate_table([{"drive": "d", "figure": "cdm.seq", "source": "s", "published": 100,
+    ...                      "model": 112.0, "unit": "MB/s", "error_pct": 12.0, "fit": False}])
+    >>> [list(c.cells)[0] for c in t.columns][-3:]
+    ['+12.0%', 'hold-out', 'over 10%']
+    """
+    t = Table(title=f"Published figures against the model (error over {limit_pct:g}% marked)")
+    for col in ("drive", "figure", "source", "published", "model", "unit", "error", "sample", "mark"):
+        t.add_column(col, justify="right" if col in ("published", "model", "error") else "left")
+    for r in rows:
+        err = r.get("error_pct")
+        fit = r.get("fit")
+        sample = "in-sample" if fit else "hold-out" if fit is False else "-"
+        over = isinstance(err, int | float) and abs(err) > limit_pct
+        t.add_row(
+            str(r.get("drive", "")),
+            str(r.get("figure", "")),
+            str(r.get("source", "")),
+            _fmt_ref(r.get("published")),
+            _fmt_ref(r.get("model")),
+            str(r.get("unit", "")),
+            "-" if not isinstance(err, int | float) else f"{err:+.1f}%",
+            sample,
+            f"over {limit_pct:g}%" if over else "",
+        )
+    return t
+
+
+def _fmt_ref(v: Any) -> str:
+    if isinstance(v, list | tuple):
+        return "-".join(_fmt_ref(x) for x in v)
+    if isinstance(v, bool) or v is None:
+        return "-" if v is None else str(v)
+    if isinstance(v, int | float):
+        return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
+    return str(v)
 
 
 @functools.cache
@@ -197,32 +328,188 @@ def _template() -> jinja2.Template:
     return env.from_string(text)
 
 
-def render_report(result: SuiteResult, created: datetime | None = None) -> str:
-    """The report of ``result`` as one HTML document (a string); ``created`` defaults to now (UTC)."""
-    created = created or datetime.now(UTC)
+def _b64(p: Picture | ReportFigure) -> HtmlFigure:
+    return HtmlFigure(p.title, base64.b64encode(p.png).decode("ascii"), p.alt, p.caption)
+
+
+def entry_of(result: SuiteResult, series: SavedSeries | None = None, label: str = "") -> Entry:
+    """An :class:`Entry` of a suite's result object (its tables and registered figures included)."""
     doc = result.to_dict()
-    seed = doc.get("seed")
-    counters = getattr(result, "counters", None)
     suite = suites.get(str(doc["suite"]))
-    figures = [
-        HtmlFigure(f.title, base64.b64encode(f.png).decode("ascii"), f.alt, f.caption)
-        for f in (suite.figures(result) if suite.figures is not None else [])
-    ]
+    tables = [html_table(t) for t in result.tables()]
+    figures = [_b64(f) for f in (suite.figures(result) if suite.figures is not None else [])]
+    return Entry(label or str(doc["preset"]), doc, tables, figures, series, "this run")
+
+
+def saved_tables(result: SuiteResult) -> list[dict[str, Any]]:
+    """The result's printed tables, JSON-ready (``ssdlab run`` saves them as ``report_tables`` so that
+    ``ssdlab report`` can show them from the JSON alone)."""
+    return [asdict(html_table(t)) for t in result.tables()]
+
+
+def _cell(c: Mapping[str, Any]) -> HtmlCell:
+    return HtmlCell(str(c["text"]), str(c["align"]))
+
+
+def _tables_of(doc: Mapping[str, Any]) -> list[HtmlTable]:
+    out = []
+    for t in doc.get("report_tables") or []:
+        out.append(
+            HtmlTable(
+                str(t["caption"]),
+                [_cell(c) for c in t["headers"]],
+                [[_cell(c) for c in row] for row in t["rows"]],
+                str(t.get("note", "")),
+            )
+        )
+    return out
+
+
+def entry_of_doc(label: str, doc: Mapping[str, Any], source: str = "") -> Entry:
+    """An :class:`Entry` of a result dict (a saved JSON's tables and a series file beside ``source`` are
+    used when there are any)."""
+    series = None
+    if source:
+        sp = series_path(source)
+        series = read_series(sp) if sp.exists() else None
+    return Entry(label, dict(doc), _tables_of(doc), [], series, source or "this run")
+
+
+def load_entry(path: str | Path) -> Entry:
+    """An :class:`Entry` of a saved result JSON (``ssdlab run``'s), with the series file beside it if any."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise workload_error("RESULTS", f"cannot read a result JSON: {e}", str(p)) from None
+    if not isinstance(doc, dict) or "suite" not in doc:
+        raise workload_error("RESULTS", "not a result of ssdlab run (no 'suite')", str(p))
+    sp = series_path(p)
+    series = read_series(sp) if sp.exists() else None
+    return Entry(f"{doc.get('preset', p.stem)}", doc, _tables_of(doc), [], series, str(p))
+
+
+def _unique_labels(entries: Sequence[Entry]) -> None:
+    seen: dict[str, int] = {}
+    for e in entries:
+        seen[e.label] = seen.get(e.label, 0) + 1
+    counts: dict[str, int] = {}
+    for e in entries:
+        if seen[e.label] > 1:
+            counts[e.label] = counts.get(e.label, 0) + 1
+            e.label = f"{e.label} #{counts[e.label]}"
+
+
+def render_entries(
+    entries: Sequence[Entry],
+    created: datetime | None = None,
+    validate_rows: Sequence[Mapping[str, Any]] | None = None,
+    title: str | None = None,
+    lead_tables: Sequence[Table] = (),
+    lead_figures: Sequence[Picture | ReportFigure] = (),
+) -> str:
+    """One HTML document of several results: ``lead_figures`` and ``lead_tables`` first (``ssdlab compare``'s
+    table, a sweep's sensitivity plots), then each result with its header (what was overridden), pictures
+    (the suites' curves, overlaid across results of the same suite; the per-interval series), tables,
+    counters and config; then the published-vs-model table when ``validate_rows`` are given."""
+    created = created or datetime.now(UTC)
+    _unique_labels(list(entries))
+    by_suite: dict[str, list[Entry]] = {}
+    for e in entries:
+        by_suite.setdefault(str(e.doc.get("suite")), []).append(e)
+    overlay = {
+        suite: [_b64(p) for p in curve_figures([(e.label, e.doc) for e in group])]
+        for suite, group in by_suite.items()
+    }
+    shown: set[str] = set()
+    sections = []
+    for e in entries:
+        doc = e.doc
+        suite = str(doc.get("suite"))
+        seed = doc.get("seed")
+        counters = doc.get("counters")
+        pictures = list(e.figures)
+        if suite not in shown:  # the suite's curves once, over every result of the suite
+            pictures += overlay[suite]
+            shown.add(suite)
+        if e.series is not None:
+            pictures += [_b64(p) for p in series_figures(e.label, e.series)]
+        ov = overrides(doc)
+        try:
+            heads = [html_table(t) for t in headline_tables(doc)]
+        except Exception:  # a suite this version does not know
+            heads = []
+        sections.append(
+            {
+                "label": e.label,
+                "suite": suite,
+                "preset": str(doc.get("preset", "")),
+                "seed": "not used" if seed is None else str(seed),
+                "version": str(doc.get("ssdlab_version", "")),
+                "created": str(doc.get("created_utc", "")),
+                "source": e.source,
+                "overrides": ov,
+                "scaled": _scaled_note(ov),
+                "figures": pictures,
+                "tables": [*e.tables, *heads],
+                "counters": (
+                    html_table(counters_table(counters, describe=True))
+                    if isinstance(counters, Mapping) and counters and _known(counters)
+                    else None
+                ),
+                "config_toml": str(doc.get("config_toml", "")),
+            }
+        )
+    first = entries[0].doc if entries else {}
+    if title is None:
+        title = (
+            f"ssdlab {first.get('suite')} - {first.get('preset')}"
+            if len(entries) == 1
+            else f"ssdlab report - {len(entries)} results"
+        )
     return _template().render(
-        suite=str(doc["suite"]),
-        preset=str(doc["preset"]),
-        seed="not used" if seed is None else str(seed),
-        version=str(doc["ssdlab_version"]),
+        title=title,
+        single=len(entries) == 1,
+        sections=sections,
+        validate=None if validate_rows is None else html_table(validate_table(validate_rows)),
+        lead_tables=[html_table(t) for t in lead_tables],
+        lead_figures=[_b64(f) for f in lead_figures],
+        version=str(first.get("ssdlab_version", "")),
         created_iso=created.isoformat(timespec="seconds"),
         created=created.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
-        tables=[html_table(t) for t in (*result.tables(), *headline_tables(doc))],
-        figures=figures,
-        counters=None if not counters else html_table(counters_table(counters, describe=True)),
-        config_toml=str(doc["config_toml"]),
     )
 
 
-def write_report(result: SuiteResult, path: str | Path, created: datetime | None = None) -> Path:
+def _known(counters: Mapping[str, Any]) -> bool:
+    return all(name in REGISTRY for name in counters)
+
+
+def _scaled_note(ov: list[Override] | None) -> str:
+    """A warning when the drive is not the preset as shipped (most of all a scaled-down capacity)."""
+    if ov is None:
+        return ""
+    cap = next((o for o in ov if o.path == "ftl.user_capacity_gb"), None)
+    if cap is not None:
+        return (
+            f"Scaled-down drive: {cap.value} GB user capacity instead of the preset's {cap.preset} GB; "
+            "its figures are not the full preset's."
+        )
+    return "Not the preset as shipped: the values below were overridden." if ov else ""
+
+
+def render_report(
+    result: SuiteResult, created: datetime | None = None, series: SavedSeries | None = None
+) -> str:
+    """The report of ``result`` as one HTML document (a string); ``created`` defaults to now (UTC)."""
+    return render_entries([entry_of(result, series)], created)
+
+
+def write_report(
+    result: SuiteResult,
+    path: str | Path,
+    created: datetime | None = None,
+    series: SavedSeries | None = None,
+) -> Path:
     """Write the HTML report of ``result`` to ``path`` (folders are made) and return the path.
 
     Parameters
@@ -233,6 +520,8 @@ def write_report(result: SuiteResult, path: str | Path, created: datetime | None
         The ``.html`` file to write; ``ssdlab run`` puts it beside the run's JSON, with the same name.
     created
         When the run was made, shown in the title; defaults to now (UTC).
+    series
+        The run's per-interval series (:mod:`ssdlab.series`), drawn when given.
 
     Examples
     --------
@@ -248,5 +537,22 @@ def write_report(result: SuiteResult, path: str | Path, created: datetime | None
     """
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_report(result, created), encoding="utf-8")
+    out.write_text(render_report(result, created, series), encoding="utf-8")
+    return out
+
+
+def write_entries(
+    entries: Sequence[Entry],
+    path: str | Path,
+    created: datetime | None = None,
+    validate_rows: Sequence[Mapping[str, Any]] | None = None,
+    title: str | None = None,
+    lead_tables: Sequence[Table] = (),
+    lead_figures: Sequence[Picture | ReportFigure] = (),
+) -> Path:
+    """Write :func:`render_entries` to ``path`` (folders are made)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    html = render_entries(entries, created, validate_rows, title, lead_tables, lead_figures)
+    out.write_text(html, encoding="utf-8")
     return out

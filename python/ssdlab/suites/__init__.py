@@ -114,6 +114,8 @@ class Curve:
     x: list[float]
     y: list[float]
     series: str = ""
+    #: Axis scales the report draws the plot with: ``""`` (linear), ``"logx"``, ``"logy"`` or ``"loglog"``.
+    scale: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +44,7 @@ from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
-from ssdlab.suites import Curve, Headline, ReportFigure, Suite, SuiteOptions, register
+from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, scaled
 from ssdlab.units import parse_size
 
@@ -505,21 +504,6 @@ def run_fill(
     )
 
 
-def report_figures(result: FillResult) -> list[ReportFigure]:
-    """The report's section for a fill: the curve and the SLC cache as :meth:`FillResult.plot` draws them."""
-    with tempfile.TemporaryDirectory(prefix="ssdlab-report-") as tmp:
-        png = result.plot(Path(tmp) / "fill.png").read_bytes()
-    return [
-        ReportFigure(
-            title="Fill curve",
-            png=png,
-            alt="Write MB/s per GB written against fill level, with the SLC cache size and use",
-            caption="Write throughput per GB written (left axis) and the SLC cache's size and use "
-            "(right axis).",
-        )
-    ]
-
-
 def headline(doc: Mapping[str, Any]) -> list[Headline]:
     """The average, the last 16 GB, the SLC cache (host GB written before it stopped absorbing the writes;
     None if it never did), the WAF and each level's MB/s (``ssdlab compare``).
@@ -563,7 +547,6 @@ register(
         name="fill",
         help="AnandTech whole-drive fill (write speed from erased to full, against the published curve)",
         run=_suite_run,
-        figures=report_figures,
         plot=FillResult.plot,
         plot_check=require_matplotlib,
         headline=headline,

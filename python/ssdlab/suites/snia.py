@@ -30,9 +30,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.table import Table
 
@@ -47,7 +47,9 @@ from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.units import parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["SniaIopsResult", "SniaRound", "run_snia_iops"]
+__all__ = ["SniaIopsResult", "SniaRound", "needs_gc", "rounds_until_steady", "run_snia_iops"]
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ class SniaIopsResult:
         return t
 
 
-def _needs_gc(verdict: SteadyState, rounds: list[SniaRound]) -> SteadyState:
+def needs_gc(verdict: SteadyState, gc_blocks_erased: Sequence[float]) -> SteadyState:
     """Not steady when no garbage collection ran over the whole window.
 
     Random writes on a drive with free blocks to spare run at a flat, high rate that passes the PTS's
@@ -184,15 +186,54 @@ def _needs_gc(verdict: SteadyState, rounds: list[SniaRound]) -> SteadyState:
     to wait for GC. A drive whose user capacity was cut without its blocks (a lot of spare NAND) may never
     get there; :func:`ssdlab.drive.scale_capacity` scales one consistently.
     """
-    window = rounds[-len(verdict.window) :] if verdict.window else []
-    if not verdict.steady or not window or sum(r.gc_blocks_erased for r in window) > 0:
+    n = len(verdict.window)
+    window = gc_blocks_erased[-n:] if n else []
+    if not verdict.steady or not window or sum(window) > 0:
         return verdict
+    first, last = len(gc_blocks_erased) - n + 1, len(gc_blocks_erased)
     reason = (
-        f"no garbage collection in rounds {window[0].round}-{window[-1].round} (the window): the drive has "
+        f"no garbage collection in rounds {first}-{last} (the window): the drive has "
         "spare blocks left, which is not steady state (scale a drive down with --scale-capacity-gb, not "
         "ftl.user_capacity_gb alone)"
     )
     return replace(verdict, steady=False, reason=reason)
+
+
+def rounds_until_steady(
+    run_round: Callable[[int], R],
+    verdict_of: Callable[[list[R]], SteadyState],
+    max_rounds: int,
+) -> tuple[list[R], SteadyState, int | None]:
+    """The PTS's workload-dependent preconditioning loop: ``run_round(n)`` for n = 1, 2, ... until
+    ``verdict_of(rounds so far)`` is steady or ``max_rounds`` have run.
+
+    Returns the rounds, the last verdict and the round the test stopped at as steady (None if it never was).
+    Every PTS test (IOPS, throughput, latency; :mod:`ssdlab.suites.pts`) runs this loop with its own round
+    and tracking variable(s).
+
+    Examples
+    --------
+    >>> from ssdlab.precondition import steady_state
+    >>> series = [500, 300, 200, 100, 100, 100, 100, 100, 100, 100]
+    >>> rounds, verdict, at = rounds_until_steady(lambda n: series[n - 1], steady_state, 25)
+    >>> at, len(rounds), verdict.average
+    (8, 8, 100.0)
+    """
+    rounds: list[R] = []
+    verdict = verdict_of(rounds)
+    for n in range(1, max_rounds + 1):
+        rounds.append(run_round(n))
+        verdict = verdict_of(rounds)
+        if verdict.steady:
+            return rounds, verdict, n
+    return rounds, verdict, None
+
+
+def check_rounds(max_rounds: object, window: int) -> int:
+    """``max_rounds`` checked: a whole number from the window (5) to 1000."""
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not window <= max_rounds <= 1000:
+        raise workload_error("max_rounds", f"must be {window}..1000 (got {max_rounds!r})", max_rounds)
+    return max_rounds
 
 
 def run_snia_iops(
@@ -216,8 +257,7 @@ def run_snia_iops(
     round_ns = parse_time_ns(round_time, "round_time")
     if round_ns <= 0:
         raise workload_error("round_time", "must be above 0", round_time)
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not window <= max_rounds <= 1000:
-        raise workload_error("max_rounds", f"must be {window}..1000 (got {max_rounds!r})", max_rounds)
+    check_rounds(max_rounds, window)
     block = parse_size(bs, "bs")
     pre = 0.3  # share of the progress bar for purge + WIPC
 
@@ -229,10 +269,8 @@ def run_snia_iops(
         wipc_phase = Phase("no WIPC")
 
     before_all = drive.counters()
-    rounds: list[SniaRound] = []
-    steady_round = None
-    verdict = steady_state([], window)
-    for n in range(1, max_rounds + 1):
+
+    def one_round(n: int) -> SniaRound:
         before = drive.counters()
         w = Workload(
             rw="randwrite",
@@ -249,13 +287,14 @@ def run_snia_iops(
         )
         delta = counter_delta(before, drive.counters())
         gc = delta.get("gc_blocks_erased", 0.0)
-        rounds.append(
-            SniaRound(n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s, gc)
+        return SniaRound(
+            n, res.write.iops, res.write.mbps, res.latency.mean_us, delta["waf"], res.elapsed_s, gc
         )
-        verdict = _needs_gc(steady_state([r.iops for r in rounds], window), rounds)
-        if verdict.steady:
-            steady_round = n
-            break
+
+    def verdict_of(rs: list[SniaRound]) -> SteadyState:
+        return needs_gc(steady_state([r.iops for r in rs], window), [r.gc_blocks_erased for r in rs])
+
+    rounds, verdict, steady_round = rounds_until_steady(one_round, verdict_of, max_rounds)
     if progress is not None:
         progress(1.0, "done")
     return SniaIopsResult(
