@@ -112,7 +112,7 @@ class Point:
     mbps: float
     seconds: float
     bytes: int
-    energy_j: float
+    energy_j: float = 0.0
 
     @property
     def qd(self) -> int:
@@ -309,7 +309,7 @@ def working_set_spans(capacity: int) -> list[int]:
 
     Examples
     --------
-    >>> [s / GB for s in working_set_spans(10 * GB)]
+    >>> [round(s / GB, 3) for s in working_set_spans(10 * GB)]
     [1.0, 2.0, 4.0, 8.0, 10.0]
     """
     spans, gb = [], 1

@@ -262,8 +262,8 @@ class CdmResult:
 
     def spec(self) -> list[Beside]:
         """The preset's spec sheet ("up to" figures, method unpublished: ``[spec]``) beside the run's best
-        sequential row (MB/s) and best 4 KiB row at QD >= 8 (kIOPS) in each direction; empty for a run
-        with no such row (the Real World profile's QD1 rows are not what a spec sheet quotes).
+        sequential row (MB/s) and best 4 KiB row (kIOPS) with >= 8 IOs in flight in each direction; empty
+        for a run with no such row (the Real World profile's QD1 rows are not what a spec sheet quotes).
 
         Examples
         --------
@@ -277,10 +277,9 @@ class CdmResult:
         fig = (reference.figures(self.preset) or {}).get("spec") or {}
         out = []
         for d in ("read", "write"):
-            seq = [r.mbps for r in self.rows if r.direction == d and not r.test.random]
-            rnd = [
-                r.iops / 1e3 for r in self.rows if r.direction == d and r.test.random and r.test.queues >= 8
-            ]
+            deep = [r for r in self.rows if r.direction == d and r.test.queues * r.test.threads >= 8]
+            seq = [r.mbps for r in deep if not r.test.random]
+            rnd = [r.iops / 1e3 for r in deep if r.test.random]
             if seq and f"seq_{d}_MBps" in fig:
                 out.append(Beside(f"spec.seq_{d}_MBps", fig[f"seq_{d}_MBps"], max(seq), "MB/s"))
             if rnd and f"rand_{d}_kIOPS" in fig:
@@ -308,7 +307,7 @@ class CdmResult:
                 published_table(
                     f"Against the spec sheet of {self.preset} (vendor 'up to' figures, method unpublished)",
                     spec,
-                    caption="model: this run's best sequential row (MB/s) and best 4 KiB row at QD >= 8",
+                    caption="model: this run's best sequential and 4 KiB rows with >= 8 IOs in flight",
                 )
             )
         elif not pub:

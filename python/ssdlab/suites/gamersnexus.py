@@ -158,6 +158,8 @@ class GamersNexusResult:
     extract_s: float
     config_toml: str
     capacity_bytes: int
+    #: Host bytes the timed tests moved: ``copy_read``, ``copy_write``, ``extract_read``, ``extract_write``.
+    host_bytes: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def row(self, label: str) -> IoRow:
@@ -191,6 +193,7 @@ class GamersNexusResult:
             "archive_bytes": self.archive_bytes,
             "extracted_bytes": self.extracted_bytes,
             "extract_s": self.extract_s,
+            "host_bytes": self.host_bytes,
             "notes": self.notes,
             "config_toml": self.config_toml,
         }
@@ -335,7 +338,7 @@ def run_gamersnexus(
     src, dst = 0, copy_n
     write_span(drive, src, copy_n, bs=MIB, iodepth=4, seed=run_seed(seed, "media file"))
     drive.idle("10s")
-    copy_s = drive.run(_copy_jobs(src, dst, copy_n, seed)).elapsed_s
+    copied = drive.run(_copy_jobs(src, dst, copy_n, seed))
 
     # Archive extraction: the archive written first, then read while its files are written.
     if progress is not None:
@@ -369,7 +372,7 @@ def run_gamersnexus(
             seed=run_seed(seed, "arch meta"),
         ),
     ]
-    extract_s = drive.run(jobs).elapsed_s
+    extraction = drive.run(jobs)
     if progress is not None:
         progress(1.0, "done")
     notes = []
@@ -384,12 +387,18 @@ def run_gamersnexus(
         iometer,
         anvil,
         copy_n,
-        copy_s,
+        copied.elapsed_s,
         arch_n,
         extracted,
-        extract_s,
+        extraction.elapsed_s,
         drive.config_toml(),
         cap,
+        {
+            "copy_read": int(copied.read.bytes),
+            "copy_write": int(copied.write.bytes),
+            "extract_read": int(extraction.read.bytes),
+            "extract_write": int(extraction.write.bytes),
+        },
         notes,
     )
 
