@@ -314,7 +314,7 @@ def run_gamersnexus(
     # Anvil: its test file written first (46% compressible), then read rows, then write rows.
     anvil_file = min(ANVIL_FILE, cap // 2) // MIB * MIB
     write_span(drive, 0, anvil_file, bs=MIB, iodepth=4, seed=run_seed(seed, "anvil file"))
-    anvil = []
+    anvil: list[IoRow] = []
     for direction in ("read", "write"):
         for name, bs, random, qd in ANVIL_ROWS:
             if progress is not None:
