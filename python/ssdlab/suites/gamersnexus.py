@@ -201,7 +201,8 @@ class GamersNexusResult:
     def tables(self) -> list[Table]:
         scaled = "SCALED DOWN - " if self.scaled_down else ""
         head = (
-            f"{self.preset} - {scaled}precondition {self.precondition_s / 60:g} min (method: "
+            f"{self.preset} ({self.capacity_bytes / GB:g} GB) - {scaled}precondition "
+            f"{self.precondition_s / 60:g} min (method: "
             f"{precondition_seconds(self.capacity_bytes) / 60:g}) - seed {self.seed} - "
             f"ssdlab {ssdlab_version()}"
         )
