@@ -111,8 +111,9 @@ def test_progress_goes_from_0_to_1() -> None:
 
 
 @pytest.mark.parametrize("version", list(CDM_VERSIONS))
-def test_every_version_defines_four_rows(version: str) -> None:
-    assert len(CDM_VERSIONS[version]) == 4
+def test_every_version_defines_four_rows_and_a_profile_two(version: str) -> None:
+    profile = version.endswith(("-peak", "-realworld"))  # Peak / Real World: one seq and one 4K row
+    assert len(CDM_VERSIONS[version]) == (2 if profile else 4)
 
 
 def test_cdm6_threads_become_jobs_and_default_size_is_1000_mib() -> None:

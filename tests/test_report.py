@@ -194,12 +194,12 @@ def test_fill_report_has_the_tables_the_numbers_and_the_plot(
 def test_cdm_report_has_both_tables_and_the_numbers(cdm_result: CdmResult, cdm_html: Path) -> None:
     report = parse(cdm_html.read_text(encoding="utf-8"))
     tables = cdm_result.tables()
-    assert len(tables) == 2
+    assert len(tables) == 3  # the grid, the spec sheet beside it, the internals
     assert_has_the_printed_tables(report, tables)
-    # no counters of its own (they are per test, in the second table); the headline figures last
-    assert len(report.tables) == 3
+    # no counters of its own (they are per test, in the last table); the headline figures last
+    assert len(report.tables) == 4
     assert report.images == []
-    grid, internals, headline = report.tables
+    grid, _spec, internals, headline = report.tables
     assert ["SEQ1M Q8T1 read MB/s", f"{cdm_result.rows[0].mbps:,.0f}", "MB/s"] in headline.rows
     assert grid.caption.startswith("CrystalDiskMark 8 - bg4-1tb - 64m test file, 2 x 0.05 s - seed 3")
     assert grid.headers == ["test", "Read MB/s", "IOPS", "lat us", "Write MB/s", "IOPS", "lat us"]

@@ -63,6 +63,8 @@ def test_anandtech_runs_hmb_off_only_for_hmb_drives() -> None:
     ]
     r = hmb.get("sustained_seq_write")
     assert [p.qd for p in r.qd] == list(QDS)
+    assert r.mbps_per_w == pytest.approx(r.bytes / 1e6 / r.energy_j)  # AnandTech's MB/s per W
+    assert set(hmb.idle_mw) == {"HMB on", "HMB off"} and all(0 < mw < 1000 for mw in hmb.idle_mw.values())
     assert r.mbps == pytest.approx(sum(p.mbps for p in r.qd[:3]) / 3)  # score = mean of QD1/2/4
     no_hmb = run_anandtech(
         Drive.from_preset("sn520-128gb", capacity_gb=64), tests=["burst_seq_read"], max_gb=0.2
@@ -84,9 +86,18 @@ def test_cdm6_prints_the_briefs_figures_for_bg4_1tb() -> None:
         "cdm.rand_write_kIOPS",
     ]
     assert res.published()[0].model == res.row("Seq Q32T1", "read").mbps
-    assert len(res.tables()) == 3
+    assert len(res.tables()) == 4  # results, the brief, the spec sheet, the internals
     res8 = run_cdm(drive, version="8", test_size="64m", runs=1, duration="20ms", warmup="0", interval="0")
-    assert res8.published() == [] and len(res8.tables()) == 2
+    assert res8.published() == []
+    # CDM 8 has no brief figures, but the spec sheet's "up to" figures are printed beside its best rows
+    assert [b.key for b in res8.spec()] == [
+        "spec.seq_read_MBps",
+        "spec.rand_read_kIOPS",
+        "spec.seq_write_MBps",
+        "spec.rand_write_kIOPS",
+    ]
+    assert res8.spec()[0].model == res8.row("SEQ1M Q8T1", "read").mbps  # the deep sequential row
+    assert len(res8.tables()) == 3
 
 
 def test_as_ssd_adds_the_tools_own_time_to_every_qd1_io() -> None:

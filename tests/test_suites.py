@@ -23,12 +23,12 @@ def test_every_builtin_suite_is_registered_with_help_and_a_runner() -> None:
     assert {"cdm", "cdm6", "cdm7", "cdm8", "cdm8-nvme", "fill", "snia-iops", "dbmix"} <= set(reg)
     for name, s in reg.items():
         assert s.name == name and s.help and callable(s.run)
-        assert s.options <= {"test_size", "runs", "duration", "interval"}
+        assert s.options <= {"test_size", "runs", "duration", "interval", "test_data"}
 
 
 def test_unknown_suite_is_a_workload_error_listing_the_names() -> None:
     with pytest.raises(ssdlab.WorkloadError, match="snia-iops") as e:
-        suites.get("iometer")
+        suites.get("iozone")
     assert e.value.field == "suite"
 
 

@@ -184,6 +184,9 @@ def run(
         ),
     ] = None,
     interval: Annotated[str | None, typer.Option(help="cdm: simulated idle time between tests (5s).")] = None,
+    test_data: Annotated[
+        str | None, typer.Option(help="cdm: random (the default) or 0x00 (CrystalDiskMark's All 0x00).")
+    ] = None,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
@@ -213,7 +216,9 @@ def run(
 
     With --target PATH the same suite runs on a real file or block device through fio."""
     s = get_suite(suite)
-    options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
+    options = SuiteOptions(
+        test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
+    )
     s.check(options)
     if plot is not None:
         if s.plot is None:
@@ -705,6 +710,7 @@ def compare(
     runs: Annotated[int | None, typer.Option(help="As for ssdlab run.")] = None,
     duration: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
     interval: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
+    test_data: Annotated[str | None, typer.Option(help="As for ssdlab run.")] = None,
     seed: SeedOpt = 1,
     out: Annotated[
         Path, typer.Option(help="Folder the fresh results, the comparison JSON and the PNGs go into.")
@@ -716,7 +722,9 @@ def compare(
     from ssdlab import compare as cmp
     from ssdlab import report as rp
 
-    options = SuiteOptions(test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed)
+    options = SuiteOptions(
+        test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
+    )
     with _progress(not json_, "compare") as progress:
         name, ins = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)
     created = datetime.now(UTC)

@@ -448,6 +448,7 @@ from ssdlab.suites import as_ssd as _as_ssd  # noqa: E402
 from ssdlab.suites import cdm as _cdm  # noqa: E402
 from ssdlab.suites import dbmix as _dbmix  # noqa: E402
 from ssdlab.suites import fill as _fill  # noqa: E402
+from ssdlab.suites import gamersnexus as _gamersnexus  # noqa: E402
 from ssdlab.suites import power as _power  # noqa: E402
 
 GB = 10**9
@@ -485,10 +486,16 @@ def _spec(fig: Figure, ctx: Context) -> Measured:
     )
 
 
+#: The AnandTech tests the published figures come from (the review's sequential tests, HMB on and off).
+_ANANDTECH_TESTS = ["burst_seq_read", "burst_seq_write", "sustained_seq_read", "sustained_seq_write"]
+
+
 def _anandtech_run(ctx: Context) -> _anandtech.AnandTechResult:
     return ctx.once(  # type: ignore[no-any-return]
         "anandtech",
-        lambda: _anandtech.run_anandtech(ctx.drive(), max_gb=2.0 if ctx.quick else 32.0),
+        lambda: _anandtech.run_anandtech(
+            ctx.drive(), tests=_ANANDTECH_TESTS, max_gb=2.0 if ctx.quick else 32.0
+        ),
     )
 
 
@@ -624,8 +631,7 @@ def _v300(fig: Figure, ctx: Context) -> Measured:
 
     def measure(preset: str) -> dict[str, float]:
         d = ctx.drive(capacity_gb=cap, preset=preset)
-        d.run(Workload(rw="write", bs="128k", iodepth=32))
-        d.run(Workload(rw="randwrite", bs="4k", iodepth=32, runtime=f"{cap / 2 * 60}s", time_based=True))
+        _gamersnexus.precondition(d)  # the suite's: secure erase, 4K QD32 for GB x 0.5 min
         return {name: d.clone().run(w).bandwidth_mbps for name, w in tests.items()}
 
     a = ctx.once("v300a", lambda: measure("v300a-120gb"))

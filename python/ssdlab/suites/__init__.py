@@ -11,7 +11,7 @@ Examples
 >>> {"cdm", "fill", "snia-iops", "dbmix"} <= set(suites.registry())
 True
 >>> sorted(suites.get("cdm6").options)
-['duration', 'interval', 'runs', 'test_size']
+['duration', 'interval', 'runs', 'test_data', 'test_size']
 """
 
 from __future__ import annotations
@@ -74,10 +74,13 @@ class SuiteOptions:
     duration: str | None = None
     interval: str | None = None
     seed: int = 1
+    #: CrystalDiskMark's test data: ``"random"`` or ``"0x00"``.
+    test_data: str | None = None
 
     def given(self) -> set[str]:
         """The options set (seed aside: every suite takes it, as a root seed or not at all)."""
-        return {k for k in ("test_size", "runs", "duration", "interval") if getattr(self, k) is not None}
+        names = ("test_size", "runs", "duration", "interval", "test_data")
+        return {k for k in names if getattr(self, k) is not None}
 
 
 @dataclass(frozen=True)
@@ -181,8 +184,14 @@ def get(name: str) -> Suite:
     return suites[name]
 
 
-#: Names under which a suite's results are saved when they differ from its ``--suite`` name (``cdm`` is 8).
-_RESULT_NAME = {"cdm": "cdm8"}
+#: Names under which a suite's results are saved when they differ from its ``--suite`` name (``cdm`` is 8,
+#: ``iometer`` another name of ``gamersnexus``).
+_RESULT_NAME = {
+    "cdm": "cdm8",
+    "cdm-peak": "cdm8-peak",
+    "cdm-realworld": "cdm8-realworld",
+    "iometer": "gamersnexus",
+}
 
 
 def result_name(name: str) -> str:

@@ -108,8 +108,18 @@ CDM_VERSIONS: dict[str, tuple[CdmTest, ...]] = {
     ),
 }
 
+# The profiles of 7.x and 8.x (BENCHMARKS.md; KDiskMark's "Peak Performance" and "Real World Performance"
+# run the same rows): Peak = the high-QD rows, Real World = the QD1 rows.
+CDM_VERSIONS["7-peak"] = (CDM_VERSIONS["7"][0], CDM_VERSIONS["7"][2])
+CDM_VERSIONS["7-realworld"] = (CDM_VERSIONS["7"][1], CDM_VERSIONS["7"][3])
+CDM_VERSIONS["8-peak"] = (CDM_VERSIONS["8"][0], CDM_VERSIONS["8"][2])
+CDM_VERSIONS["8-realworld"] = (CDM_VERSIONS["8"][1], CDM_VERSIONS["8"][3])
+
 #: Default test file size per version: 6.x offered "1000 MiB" by default, 7.x and 8.x 1 GiB.
-DEFAULT_TEST_SIZE = {"6": 1000 * MIB, "7": 1 << 30, "8": 1 << 30, "8-nvme": 1 << 30}
+DEFAULT_TEST_SIZE = {v: 1000 * MIB if v == "6" else 1 << 30 for v in CDM_VERSIONS}
+
+#: ``test_data`` names: CrystalDiskMark's default (random bytes) and its "All 0x00" mode.
+TEST_DATA = {"random": 0, "zeros": 100, "0x00": 100}
 
 
 @dataclass
@@ -204,8 +214,10 @@ class CdmResult:
 
     def table(self) -> Table:
         """The grid as CrystalDiskMark lays it out: one line per test, read and write side by side."""
+        data = "" if self.test_data == "random" else " (All 0x00)"
         title = (
-            f"CrystalDiskMark {self.version} - {self.preset} - {format_size(self.test_size)} test file, "
+            f"CrystalDiskMark {self.version}{data} - {self.preset} - {format_size(self.test_size)} test file,"
+            " "
             f"{self.runs} x {self.duration_s:g} s - seed {self.seed} - ssdlab {ssdlab_version()}"
         )
         t = Table(title=title)
@@ -242,11 +254,37 @@ class CdmResult:
 
     def published(self) -> list[Beside]:
         """The preset's published CrystalDiskMark figures (``[cdm]`` of its reference file, measured with
-        CDM 6) beside this run's, when this run is CDM 6; empty otherwise."""
+        CDM 6 on random data) beside this run's, when this run is CDM 6 on random data; empty otherwise."""
         fig = (reference.figures(self.preset) or {}).get("cdm")
-        if fig is None or self.version != "6":
+        if fig is None or self.version != "6" or self.test_data != "random":
             return []
         return [Beside(f"cdm.{k}", fig[k], *reference_value(self, k)) for k in REFERENCE_ROWS if k in fig]
+
+    def spec(self) -> list[Beside]:
+        """The preset's spec sheet ("up to" figures, method unpublished: ``[spec]``) beside the run's best
+        sequential row (MB/s) and best 4 KiB row (kIOPS) with >= 8 IOs in flight in each direction; empty
+        for a run with no such row (the Real World profile's QD1 rows are not what a spec sheet quotes).
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> d = ssdlab.Drive.from_preset("bg4-1tb", capacity_gb=8)
+        >>> res = run_cdm(d, version="8-realworld", test_size="16m", runs=1, duration="5ms", warmup=0,
+        ...               interval=0)
+        >>> res.spec()
+        []
+        """
+        fig = (reference.figures(self.preset) or {}).get("spec") or {}
+        out = []
+        for d in ("read", "write"):
+            deep = [r for r in self.rows if r.direction == d and r.test.queues * r.test.threads >= 8]
+            seq = [r.mbps for r in deep if not r.test.random]
+            rnd = [r.iops / 1e3 for r in deep if r.test.random]
+            if seq and f"seq_{d}_MBps" in fig:
+                out.append(Beside(f"spec.seq_{d}_MBps", fig[f"seq_{d}_MBps"], max(seq), "MB/s"))
+            if rnd and f"rand_{d}_kIOPS" in fig:
+                out.append(Beside(f"spec.rand_{d}_kIOPS", fig[f"rand_{d}_kIOPS"], max(rnd), "kIOPS"))
+        return out
 
     def tables(self) -> list[Table]:
         """What ``ssdlab run --suite cdm`` prints: the results, the published figures beside them when the
@@ -263,6 +301,17 @@ class CdmResult:
                     f" this run: {format_size(self.test_size)}, best of {self.runs} x {self.duration_s:g} s",
                 )
             )
+        spec = self.spec()
+        if spec:
+            out.append(
+                published_table(
+                    f"Against the spec sheet of {self.preset} (vendor 'up to' figures, method unpublished)",
+                    spec,
+                    caption="model: this run's best sequential and 4 KiB rows with >= 8 IOs in flight",
+                )
+            )
+        elif not pub:
+            out[0].caption = f"No published CrystalDiskMark or spec figures for {self.preset} in this profile"
         return [*out, self.counters_table()]
 
 
@@ -325,7 +374,8 @@ def run_cdm(
     duration, warmup, interval : str, int or float
         Simulated length of a measured run, of the warm-up run, and idle time between tests.
     test_data : str
-        ``"random"`` (incompressible, the default) or ``"zeros"`` (CrystalDiskMark's "All 0x00").
+        ``"random"`` (incompressible, the default) or ``"zeros"`` (also ``"0x00"``: CrystalDiskMark's
+        "All 0x00", which a compressing controller writes and reads faster).
     progress : callable, optional
         Called with (fraction done, what is running) as the suite goes.
     """
@@ -334,8 +384,9 @@ def run_cdm(
         raise workload_error("suite", f"unknown CrystalDiskMark version {version!r}; use {known}", version)
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= 9:
         raise workload_error("runs", f"must be 1..9 as in CrystalDiskMark (got {runs!r})", runs)
-    if test_data not in ("random", "zeros"):
-        raise workload_error("test_data", f"must be random or zeros (got {test_data!r})", test_data)
+    if test_data not in TEST_DATA:
+        raise workload_error("test_data", f"must be random or 0x00 (got {test_data!r})", test_data)
+    test_data = "zeros" if TEST_DATA[test_data] else "random"
     size = DEFAULT_TEST_SIZE[version] if test_size is None else parse_size(test_size, "test_size")
     if size <= 0 or size % MIB:
         raise workload_error(
@@ -350,7 +401,7 @@ def run_cdm(
     interval_ns = parse_time_ns(interval, "interval")
     if duration_ns <= 0:
         raise workload_error("duration", "must be above 0", duration)
-    compress = 100 if test_data == "zeros" else 0
+    compress = TEST_DATA[test_data]
     tests = CDM_VERSIONS[version]
 
     # Progress in units of simulated time: the test file counts as one run.
@@ -455,20 +506,39 @@ def _suite_run(version: str) -> Callable[[Drive, SuiteOptions, Progress | None],
             warmup=o.duration or "5s",  # CrystalDiskMark's warm-up run is as long as a measured run
             interval=o.interval or "5s",
             seed=o.seed,
+            test_data=o.test_data or "random",
             progress=progress,
         )
 
     return run
 
 
-# ``cdm`` is CrystalDiskMark 8, the current version; ``cdm6`` ... ``cdm8-nvme`` each version's default grid.
-for _name, _version in {"cdm": "8", **{f"cdm{v}": v for v in CDM_VERSIONS}}.items():
+def _help(name: str, version: str) -> str:
+    number_, _, profile = version.partition("-")
+    profile = {"nvme": " NVMe SSD profile", "peak": " Peak profile", "realworld": " Real World profile"}.get(
+        profile, ""
+    )
+    return f"CrystalDiskMark {number_}{profile}" + (
+        " (the current version)" if name.startswith("cdm-") or name == "cdm" else ""
+    )
+
+
+# ``cdm`` is CrystalDiskMark 8, the current version; ``cdm6`` ... ``cdm8-realworld`` each version's grid or
+# profile; ``cdm-peak`` and ``cdm-realworld`` the current version's profiles. ``--test-data 0x00`` writes
+# zeros (CrystalDiskMark's "All 0x00").
+_NAMES = {
+    "cdm": "8",
+    "cdm-peak": "8-peak",
+    "cdm-realworld": "8-realworld",
+    **{f"cdm{v}": v for v in CDM_VERSIONS},
+}
+for _name, _version in _NAMES.items():
     register(
         Suite(
             name=_name,
-            help=f"CrystalDiskMark {_version}" + (" (the current version)" if _name == "cdm" else ""),
+            help=_help(_name, _version),
             run=_suite_run(_version),
-            options=frozenset({"test_size", "runs", "duration", "interval"}),
+            options=frozenset({"test_size", "runs", "duration", "interval", "test_data"}),
             headline=headline,
         )
     )

@@ -35,7 +35,7 @@ from ssdlab.suites._common import Progress, scaled
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
-__all__ = ["PowerResult", "PowerRow", "run_power"]
+__all__ = ["PowerResult", "PowerRow", "idle_power_mw", "run_power"]
 
 #: Presets measured with another preset's published figures: (its reference file, its link's lanes).
 _REFERENCE_OF = {"bg4-1tb-x2": "bg4-1tb"}
@@ -179,14 +179,19 @@ def run_power(
                 published_mw_per_mbps=ratios[rw],
             )
         )
-    d = drive.clone()
-    d.idle("5s")
-    before = d.counters()
-    d.idle("1s")
-    idle_mw = (d.counters()["energy_j"] - before["energy_j"]) * 1e3
+    idle_mw = idle_power_mw(drive.clone())
     if progress is not None:
         progress(1.0, "idle")
     return PowerResult(drive.name, drive.config_toml(), rows, idle_mw, best, published)
+
+
+def idle_power_mw(drive: Drive) -> float:
+    """The power of ``drive`` (changed: 6 s pass) left idle long enough for APST's deepest state and L1.2:
+    5 s of idle, then the energy of 1 s more, in mW."""
+    drive.idle("5s")
+    before = drive.counters()
+    drive.idle("1s")
+    return float(drive.counters()["energy_j"] - before["energy_j"]) * 1e3
 
 
 def _toml_value(text: str, key: str) -> str:

@@ -1,0 +1,243 @@
+"""ATTO Disk Benchmark (ATTO Technology) on a simulated drive: sequential transfer rate against transfer size.
+
+The method (issue 11; ATTO Disk Benchmark 4.x defaults, as reviews state them, e.g. Tom's Hardware's
+Optane P5800X review: "0.5KB through 64MB transfer sizes ... over a total max volume length of 256MB";
+hardware-journal.de's SSHD test: "eine 256 MB große Datei mit einer Arbeitstiefe ... von 4 geschrieben und
+anschließend gelesen", with highly compressible data):
+
+- Transfer sizes 512 B, 1, 2, 4, ..., 512 KiB, 1, 2, 4, 8, 12, 16, 24, 32, 48, 64 MiB (:data:`SIZES`);
+  queue depth 4 (overlapped IO, direct); total length 256 MB (here 256 MiB, :data:`TOTAL`).
+- For each size, the whole test file is written sequentially with that transfer size, then read back;
+  the rate is the bytes over the time. Units: decimal MB/s (10^6 bytes), and IO/s.
+- ATTO's data pattern is highly compressible: it is written here as 100% compressible
+  (``compressible=False`` writes random data), which matters on a compressing controller (SandForce).
+- The engine's smallest IO is 4 KiB: a transfer under 4 KiB is run as as many 4 KiB IOs as ATTO issues
+  (each costs one 4 KiB command and page, wrapping over the file), and its rate is that IO rate times the
+  real transfer size. Real drives merge sub-4 KiB writes in their buffer or read-modify-write them; the
+  model does neither, so the 512 B..2 KiB points are approximations (marked ``emulated``).
+
+The curves rise with the transfer size (per-command costs amortised over more bytes) until the link or
+the NAND caps them. There are no published ATTO figures in the reference data; the table says so.
+
+Examples
+--------
+>>> import ssdlab
+>>> from ssdlab.suites.atto import run_atto
+>>> res = run_atto(ssdlab.Drive.from_preset("bg4-1tb", capacity_gb=8), total="16m", sizes=(4096, 1 << 20))
+>>> [(p.bs, p.read_mbps > 0, p.write_mbps > 0) for p in res.points]
+[(4096, True, True), (1048576, True, True)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.table import Table
+
+from ssdlab._core import version as ssdlab_version
+from ssdlab.drive import Drive
+from ssdlab.errors import workload_error
+from ssdlab.result import Result
+from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
+from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.units import format_size, parse_size
+from ssdlab.workload import Workload
+
+__all__ = ["QD", "SIZES", "TOTAL", "AttoPoint", "AttoResult", "run_atto"]
+
+KIB = 1 << 10
+MIB = 1 << 20
+PAGE = 4096
+#: ATTO 4.x's transfer sizes, 512 B to 64 MiB.
+SIZES: tuple[int, ...] = (
+    512,
+    *(KIB << k for k in range(10)),  # 1 KiB .. 512 KiB
+    1 * MIB,
+    2 * MIB,
+    4 * MIB,
+    8 * MIB,
+    12 * MIB,
+    16 * MIB,
+    24 * MIB,
+    32 * MIB,
+    48 * MIB,
+    64 * MIB,
+)
+#: Queue depth (ATTO's default "Queue Depth 4").
+QD = 4
+#: Total length: the test file each size writes and reads (ATTO's default "256 MB").
+TOTAL = 256 * MIB
+
+
+@dataclass(frozen=True)
+class AttoPoint:
+    """One transfer size: write then read rates."""
+
+    bs: int
+    write_mbps: float
+    read_mbps: float
+    #: Under 4 KiB: run as 4 KiB IOs (see the module notes).
+    emulated: bool
+
+    @property
+    def write_iops(self) -> float:
+        return self.write_mbps * 1e6 / self.bs
+
+    @property
+    def read_iops(self) -> float:
+        return self.read_mbps * 1e6 / self.bs
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.__dict__, "write_iops": self.write_iops, "read_iops": self.read_iops}
+
+
+@dataclass
+class AttoResult:
+    preset: str
+    seed: int
+    total: int
+    qd: int
+    compressible: bool
+    points: list[AttoPoint]
+    config_toml: str
+
+    def point(self, bs: int) -> AttoPoint:
+        return next(p for p in self.points if p.bs == bs)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "suite": "atto",
+            "ssdlab_version": ssdlab_version(),
+            "preset": self.preset,
+            "seed": self.seed,
+            "total": self.total,
+            "qd": self.qd,
+            "compressible": self.compressible,
+            "points": [p.to_dict() for p in self.points],
+            "config_toml": self.config_toml,
+        }
+
+    def tables(self) -> list[Table]:
+        data = "compressible pattern" if self.compressible else "random data"
+        t = Table(
+            title=f"ATTO Disk Benchmark - {self.preset} - {format_size(self.total)} total length, "
+            f"QD{self.qd}, {data} - seed {self.seed} - ssdlab {ssdlab_version()}"
+        )
+        for col in ("transfer size", "write MB/s", "read MB/s", "write IO/s", "read IO/s"):
+            t.add_column(col, justify="right")
+        for p in self.points:
+            t.add_row(
+                format_size(p.bs) + (" *" if p.emulated else ""),
+                f"{p.write_mbps:,.1f}",
+                f"{p.read_mbps:,.1f}",
+                f"{p.write_iops:,.0f}",
+                f"{p.read_iops:,.0f}",
+            )
+        t.caption = (
+            "* run as 4 KiB IOs at ATTO's IO count (the engine's smallest IO); no published ATTO figures "
+            f"for {self.preset}"
+        )
+        return [t]
+
+
+def _rate(res: Result, n_ios: int, bs: int) -> float:
+    return n_ios * bs / 1e6 / res.elapsed_s if res.elapsed_s else 0.0
+
+
+def run_atto(
+    drive: Drive,
+    total: int | str = TOTAL,
+    qd: int = QD,
+    sizes: Sequence[int] = SIZES,
+    compressible: bool = True,
+    seed: int = 1,
+    progress: Progress | None = None,
+) -> AttoResult:
+    """Run ATTO on ``drive`` (changed: its test file is written at the start of the drive)."""
+    length = parse_size(total, "total")
+    if length <= 0 or length % PAGE:
+        raise workload_error("test_size", f"must be a whole number of 4 KiB pages (got {length})", total)
+    if length > drive.capacity_bytes:
+        raise workload_error("test_size", f"{format_size(length)} does not fit the drive", total)
+    for bs in sizes:
+        if bs < 512 or (bs >= PAGE and bs % PAGE) or (bs < PAGE and PAGE % bs) or bs > 64 * MIB:
+            raise workload_error(
+                "sizes", f"each must be 512 B, 1 or 2 KiB, or 4 KiB pages to 64 MiB ({bs})", bs
+            )
+    pct = 100 if compressible else 0
+    points = []
+    for i, bs in enumerate(sizes):
+        if progress is not None:
+            progress(i / len(sizes), f"{format_size(bs)}")
+        n_ios = max(1, length // bs)
+        engine_bs = max(bs, PAGE)
+        span = max(engine_bs, length // engine_bs * engine_bs)
+        rates = {}
+        for rw in ("write", "read"):  # ATTO writes the file, then reads it back
+            w = Workload(
+                rw=rw,
+                bs=engine_bs,
+                iodepth=qd,
+                size=span,
+                io_size=n_ios * engine_bs,
+                buffer_compress_percentage=pct,
+                seed=run_seed(seed, "atto", rw, bs),
+            )
+            rates[rw] = _rate(drive.run(w), n_ios, bs)
+        points.append(AttoPoint(bs, rates["write"], rates["read"], bs < PAGE))
+    if progress is not None:
+        progress(1.0, "done")
+    return AttoResult(drive.name, seed, length, qd, compressible, points, drive.config_toml())
+
+
+def headline(doc: Mapping[str, Any]) -> list[Headline]:
+    """The top read and write rates, and the rates at 4 KiB, 128 KiB and 1 MiB.
+
+    Examples
+    --------
+    >>> pts = [{"bs": 4096, "read_mbps": 100.0, "write_mbps": 90.0}]
+    >>> [(h.name, h.value) for h in headline({"points": pts})][:3]
+    [('read top', 100.0), ('write top', 90.0), ('read 4 KiB', 100.0)]
+    """
+    pts = doc["points"]
+    out = [
+        Headline(f"{d} top", max((float(p[f"{d}_mbps"]) for p in pts), default=None), "MB/s")
+        for d in ("read", "write")
+    ]
+    for bs in (4 * KIB, 128 * KIB, MIB):
+        for p in pts:
+            if p["bs"] == bs:
+                out += [
+                    Headline(f"{d} {format_size(bs)}", number(p[f"{d}_mbps"]), "MB/s")
+                    for d in ("read", "write")
+                ]
+    return out
+
+
+def curves(doc: Mapping[str, Any]) -> list[Curve]:
+    """Read and write MB/s against the transfer size (KiB; a log axis suits it)."""
+    pts = doc["points"]
+    x = [p["bs"] / KIB for p in pts]
+    return [
+        Curve("atto", "transfer size (KiB)", "MB/s", x, [p[f"{d}_mbps"] for p in pts], d)
+        for d in ("read", "write")
+    ]
+
+
+def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> AttoResult:
+    return run_atto(drive, total=o.test_size or TOTAL, seed=o.seed, progress=progress)
+
+
+register(
+    Suite(
+        name="atto",
+        help="ATTO Disk Benchmark: sequential write then read, 512 B..64 MiB transfers at QD4 on a 256 MB "
+        "file (--test-size: the total length)",
+        run=_suite_run,
+        options=frozenset({"test_size"}),
+        headline=headline,
+        curves=curves,
+    )
+)
