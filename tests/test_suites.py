@@ -104,7 +104,7 @@ def test_a_registered_suite_runs_from_the_cli_and_gets_its_report_section(
     (written,) = tmp_path.glob("generic-tlc-dram-echo-*.json")
     assert json.loads(written.read_text())["seed"] == 9
     html = written.with_suffix(".html").read_text(encoding="utf-8")
-    assert "<h2>Echo figure</h2>" in html and "<figcaption>seed 9</figcaption>" in html
+    assert "<h3>Echo figure</h3>" in html and "<figcaption>seed 9</figcaption>" in html
     assert "<caption>Echo on generic-tlc-dram</caption>" in html
 
 
