@@ -451,6 +451,12 @@ pub struct NandConfig {
     /// Cache program: the next unit's data moves in while the die still programs the last one. Without
     /// it the data-in waits for the die.
     pub cache_program: bool,
+    /// Independent plane reads: a single-plane host read may sense on one plane while another plane of
+    /// the same die senses a different page (each plane with its own page address, as multi-plane read
+    /// with independent addresses allows). Programs, erases and multi-plane reads still take every plane.
+    /// Off by default; not with `[nand.suspension]` (whose per-die operation list it would bypass).
+    #[serde(default)]
+    pub independent_plane_read: bool,
     /// Channel bus rate in mega-transfers per second, 8 bits per transfer.
     pub bus_mts: u32,
     /// `sync` (DDR) or `async` (SDR).

@@ -331,7 +331,7 @@ impl MapCache {
     /// or erase (with `[nand.suspension]` on) rather than wait behind it.
     fn read_from_nand(&mut self, t: Ns, mp: u32, nand: &mut Nand, c: &mut ControllerCounters) -> Ns {
         c.map_pages_read += 1;
-        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 1, self.page_bytes)
+        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 0b1, self.page_bytes)
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.

@@ -177,8 +177,7 @@ impl Controller {
             let host_bytes = u64::from(j - i) * SLOT_BYTES;
             let die = geo.die_of_block(block);
             let mode = self.ftl.block(block).mode;
-            let planes = planes_mask.count_ones();
-            let at_controller = self.nand.read_suspending(die, t, page, mode, planes, nand_bytes);
+            let at_controller = self.nand.read_suspending(die, t, page, mode, planes_mask, nand_bytes);
             let (decoded, took) = self.decode(die, at_controller, nand_bytes);
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));

@@ -227,6 +227,12 @@ pub struct Nand {
     spread: Option<Spread>,
     /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
     stretch_permille: u64,
+    /// With `independent_plane_read`: when each plane (die-major) has finished its last single-plane
+    /// read; empty without it.
+    plane_free: Vec<Ns>,
+    /// With `independent_plane_read`: when each die's last whole-die operation (program, erase,
+    /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
+    array_free: Vec<Ns>,
 }
 
 impl Nand {
@@ -240,6 +246,8 @@ impl Nand {
     pub fn new_seeded(c: &NandConfig, slot_bytes: u32, seed: u64) -> Self {
         let geo = Geometry::new(c, slot_bytes);
         let policy = Policy::new(&c.suspension);
+        // validation rules out plane reads with suspension; a single-plane die has nothing to overlap
+        let plane_reads = c.independent_plane_read && !policy.tracks() && geo.planes > 1;
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
             last_long: vec![(0, 0); geo.dies as usize],
@@ -252,6 +260,8 @@ impl Nand {
             geo,
             counters: NandCounters::default(),
             stretch_permille: 1000,
+            plane_free: if plane_reads { vec![0; (geo.dies * geo.planes) as usize] } else { Vec::new() },
+            array_free: if plane_reads { vec![0; geo.dies as usize] } else { Vec::new() },
         }
     }
 
@@ -287,6 +297,9 @@ impl Nand {
         if matches!(kind, OpKind::Program | OpKind::Erase) {
             self.last_long[d] = (start, end);
         }
+        if let Some(a) = self.array_free.get_mut(d) {
+            *a = end;
+        }
         (start, end)
     }
 
@@ -301,17 +314,19 @@ impl Nand {
         self.channel_out(die, sensed, planes, bytes)
     }
 
-    /// A host read: as [`Nand::read`], but with `[nand.suspension]` on it may suspend a program or erase
-    /// running on the die, or go ahead of work queued there.
+    /// A host read of the planes in `planes_mask` (bit i = plane i): as [`Nand::read`], but with
+    /// `[nand.suspension]` on it may suspend a program or erase running on the die, or go ahead of work
+    /// queued there; with `independent_plane_read` a single-plane read senses beside the die's other planes.
     pub fn read_suspending(
         &mut self,
         die: u32,
         ready: Ns,
         page: u32,
         mode: CellMode,
-        planes: u32,
+        planes_mask: u32,
         bytes: u64,
     ) -> Ns {
+        let planes = planes_mask.count_ones();
         let spread = self.read_spread(page, mode);
         self.counters.read_plane_ns += (self.timing.read_ns(page, mode) + spread) * u64::from(planes);
         let dur = self.stretched(self.timing.read_die_ns(page, mode, bytes) + spread);
@@ -321,7 +336,15 @@ impl Nand {
             if s <= ready && ready < e {
                 self.counters.reads_waited_program_erase += 1;
             }
-            self.dies[d].reserve(ready, dur).1
+            if self.plane_free.is_empty() {
+                self.dies[d].reserve(ready, dur).1
+            } else if planes == 1 {
+                self.plane_read(d, planes_mask.trailing_zeros() as usize, ready, dur)
+            } else {
+                let end = self.dies[d].reserve(ready, dur).1;
+                self.array_free[d] = end;
+                end
+            }
         } else {
             let tl = &mut self.dies[d];
             let (sensed, outcome) =
@@ -337,6 +360,21 @@ impl Nand {
             sensed
         };
         self.channel_out(die, sensed, planes, bytes)
+    }
+
+    /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation and
+    /// the plane's last read, beside reads on its other planes. Returns when sensed.
+    #[inline]
+    fn plane_read(&mut self, d: usize, plane: usize, ready: Ns, dur: Ns) -> Ns {
+        let p = d * self.geo.planes as usize + plane;
+        let start = ready.max(self.array_free[d]).max(self.plane_free[p]);
+        let end = start + dur;
+        self.plane_free[p] = end;
+        let tl = &mut self.dies[d];
+        // busy while any plane is: only the part past what the die already had counts
+        tl.busy_ns += end.saturating_sub(start.max(tl.free_at));
+        tl.free_at = tl.free_at.max(end);
+        end
     }
 
     /// This read's time past the typical tR (0 without a spread).
