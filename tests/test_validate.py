@@ -215,8 +215,8 @@ def test_fitted_comments_name_their_figures() -> None:
 def test_a_figure_a_preset_value_was_fitted_to_is_in_sample() -> None:
     rows = validate.rows(["bg4-1tb"], figures=["anandtech.seq_write_hmb_off_MBps"], quick=True)
     assert [r.fit for r in rows] == [True]  # families/bg.toml write_buffer_kib names it
-    rows = validate.rows(["bg4-1tb"], figures=["cdm.rand_read_kIOPS"], quick=True)
-    assert [r.fit for r in rows] == [False]  # nothing names it
+    rows = validate.rows(["bg4-1tb"], figures=["spec.rand_read_kIOPS"], quick=True)
+    assert [r.fit for r in rows] == [False]  # nothing names KitGuru's figure
 
 
 # ------------------------------------------------------------------------------------------------- CLI

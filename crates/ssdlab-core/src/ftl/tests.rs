@@ -66,6 +66,7 @@ fn small_ftl(spec: Small) -> Ftl {
         bus_mode: crate::config::BusMode::Sync,
         cache_read: true,
         cache_program: true,
+        independent_plane_read: false,
         suspension: Default::default(),
     };
     let geo = Geometry::new(&nand, slot_bytes);
