@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use ssdlab_core::engine::us_to_ns;
+use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Rw, Workload};
@@ -63,10 +63,11 @@ fn seq_read_mbps(overrides: &[(&str, &str)]) -> (f64, f64) {
     let n = &cfg.nand;
     let link = Link::new(&cfg.link).payload_bytes_per_s();
     let bus = f64::from(n.channels) * f64::from(n.bus_mts) * 1e6;
-    let die_ns = us_to_ns(n.tR_us[0]) + n.command_overhead_ns;
-    let dies = f64::from(n.channels * n.dies_per_channel)
-        * f64::from(n.planes_per_die * n.page_size_kib * 1024)
-        / (die_ns as f64 / 1e9);
+    let read_bytes = u64::from(n.planes_per_die * n.page_size_kib * 1024);
+    // without cache read the die also holds its page until the data is out over the channel
+    let out_ns = if n.cache_read { 0 } else { transfer_ns(read_bytes, u64::from(n.bus_mts) * 1_000_000) };
+    let die_ns = us_to_ns(n.tR_us[0]) + n.command_overhead_ns + out_ns;
+    let dies = f64::from(n.channels * n.dies_per_channel) * read_bytes as f64 / (die_ns as f64 / 1e9);
     // the controller's data path: the LDPC decoders, the DMA engine, the SRAM (crossed twice); 0 = unlimited
     let dp = &cfg.controller.data_path;
     let unlimited = |mbps: f64| if mbps == 0.0 { f64::INFINITY } else { mbps * 1e6 };
