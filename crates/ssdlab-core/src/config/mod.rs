@@ -228,6 +228,10 @@ pub struct DataPathConfig {
     /// SRAM buffer bandwidth, MB/s, shared by reads and writes; host data crosses it twice (in and out).
     /// 0 = unlimited.
     pub sram_mbps: f64,
+    /// LDPC encoder throughput, MB/s, one encoder shared by every channel: every byte written passes it
+    /// (charged as the data enters the buffer). 0 = unlimited.
+    #[serde(default)]
+    pub ldpc_encode_mbps: f64,
 }
 
 impl Default for DataPathConfig {
@@ -239,6 +243,7 @@ impl Default for DataPathConfig {
             ldpc_codeword_bytes: 4096,
             dma_mbps: 0.0,
             sram_mbps: 0.0,
+            ldpc_encode_mbps: 0.0,
         }
     }
 }

@@ -173,6 +173,7 @@ impl DriveConfig {
             ("controller.data_path.ldpc_mbps", d.ldpc_mbps),
             ("controller.data_path.dma_mbps", d.dma_mbps),
             ("controller.data_path.sram_mbps", d.sram_mbps),
+            ("controller.data_path.ldpc_encode_mbps", d.ldpc_encode_mbps),
         ] {
             // as engine_mbps: under 1 MB/s rounds to 0 bytes/s
             c.check(
