@@ -342,12 +342,22 @@ impl Drive {
     /// Sanitize (NVMe Sanitize, block erase): erase every block that holds data and empty the map, taking
     /// the erase time; wear, counters and the clock carry on (unlike building a new drive).
     pub fn sanitize(&mut self) {
+        self.now = self.start_sanitize(0);
+    }
+
+    /// Start a sanitize now and return when its NAND work ends, leaving the clock where it is (an NVMe
+    /// sanitize runs in the background; the host polls its progress). `overwrite_passes` 0 erases every
+    /// block holding data (block erase); n > 0 overwrites each n times with a pattern and erases it
+    /// (overwrite). Either way the map and the stored data are gone at once, and background work waits
+    /// for the end. Commands submitted meanwhile queue on the dies behind the sanitize's work.
+    pub fn start_sanitize(&mut self, overwrite_passes: u32) -> Ns {
         self.background_until(self.now);
-        self.now = self.ctl.sanitize(self.now, &self.cfg);
+        let end = self.ctl.sanitize(self.now, overwrite_passes, &self.cfg);
         if let Some(store) = &mut self.data {
             store.clear();
         }
-        self.host_busy_until = self.now;
+        self.host_busy_until = end;
+        end
     }
 
     /// Power fails now. With `pln` (the host's power-loss notification: the BG4's PLN signal gives the

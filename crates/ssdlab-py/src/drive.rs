@@ -297,6 +297,14 @@ impl NativeDrive {
         slf.py().detach(|| guarded(|| drive.sanitize()))
     }
 
+    /// Start a sanitize (`overwrite_passes` 0: block erase; n: overwrite n times) and return when its NAND
+    /// work ends; the clock stays (the host polls progress). Releases the GIL while the work is scheduled.
+    fn start_sanitize(slf: &Bound<'_, Self>, overwrite_passes: u32) -> PyResult<u64> {
+        let mut this = borrow_mut(slf)?;
+        let drive = &mut this.drive;
+        slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))
+    }
+
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
     fn clone_drive(slf: &Bound<'_, Self>) -> PyResult<NativeDrive> {
