@@ -360,6 +360,56 @@ impl Drive {
         end
     }
 
+    /// Set Features, Host Memory Buffer: `Some(mib)` gives the drive `mib` MiB of host memory for its map
+    /// cache, `None` takes it back (the controller caches map pages in its own SRAM,
+    /// `controller.map_cache.sram_size_kib`). The cache starts cold either way. A drive with its map in
+    /// DRAM uses no host memory: refused.
+    pub fn set_host_memory_buffer(&mut self, mib: Option<u64>) -> Result<(), SimError> {
+        use crate::config::MapLocation;
+        if self.cfg.controller.map_cache.location == MapLocation::Dram {
+            let e =
+                WorkloadError::new("hmb", "the drive keeps its map in DRAM and uses no host memory", "dram");
+            return Err(e.into());
+        }
+        let mut cfg = self.cfg.clone();
+        let m = &mut cfg.controller.map_cache;
+        match mib {
+            Some(mib) => (m.location, m.hmb_size_mib) = (MapLocation::Hmb, mib),
+            None => m.location = MapLocation::Sram,
+        }
+        cfg.validate()?;
+        self.ctl.renew_map_cache(&cfg);
+        self.cfg = cfg;
+        Ok(())
+    }
+
+    /// Set Features, Autonomous Power State Transition: on, the drive enters `power.nonop_states` after
+    /// their idle times; off, it stays in its operational idle power.
+    pub fn set_apst(&mut self, on: bool) {
+        self.power.set_apst(self.now, &self.cfg.power, on);
+        self.cfg.power.apst = on;
+    }
+
+    /// Set Features, Power Management: the host puts the drive in non-operational state `index` of
+    /// `power.nonop_states` now (its controller power until the next command, which waits its exit
+    /// latency), or with `None` back in an operational state.
+    pub fn set_power_state(&mut self, index: Option<usize>) -> Result<(), SimError> {
+        let states = &self.cfg.power.nonop_states;
+        let state = match index {
+            None => None,
+            Some(i) if i < states.len() => {
+                let s = &states[i];
+                Some((crate::engine::us_to_ns(s.exit_latency_us), s.controller_mw * 1e-3))
+            }
+            Some(i) => {
+                let allowed = format!("must be below {} (the drive's non-operational states)", states.len());
+                return Err(WorkloadError::new("ps", &allowed, i).into());
+            }
+        };
+        self.power.set_host_state(self.now, state);
+        Ok(())
+    }
+
     /// Power fails now. With `pln` (the host's power-loss notification: the BG4's PLN signal gives the
     /// drive time on its remaining energy) or a drive with power-loss protection, acknowledged data in
     /// the write buffer is programmed first; without, it is lost, and with data on the pages it held read

@@ -305,6 +305,28 @@ impl NativeDrive {
         slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))
     }
 
+    /// Set Features, Host Memory Buffer: `mib` MiB of host memory for the map cache, or None to take it
+    /// back (the controller's SRAM caches the map); the cache starts cold.
+    #[pyo3(signature = (mib = None))]
+    fn set_host_memory_buffer(slf: &Bound<'_, Self>, mib: Option<u64>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_host_memory_buffer(mib))?.map_err(|e| to_py(slf.py(), e))
+    }
+
+    /// Set Features, APST on or off.
+    fn set_apst(slf: &Bound<'_, Self>, on: bool) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_apst(on))
+    }
+
+    /// Set Features, Power Management: non-operational state `index` of `power.nonop_states` until the next
+    /// command, or None for an operational state.
+    #[pyo3(signature = (index = None))]
+    fn set_power_state(slf: &Bound<'_, Self>, index: Option<usize>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_power_state(index))?.map_err(|e| to_py(slf.py(), e))
+    }
+
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
     fn clone_drive(slf: &Bound<'_, Self>) -> PyResult<NativeDrive> {

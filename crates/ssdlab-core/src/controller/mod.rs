@@ -266,6 +266,12 @@ impl Controller {
         self.engine[which].reserve(ready, dur).1
     }
 
+    /// A new map cache for `cfg` (the host gave or took back its memory buffer): it starts cold, as after
+    /// a power cycle; the FTL's map itself is whole.
+    pub fn renew_map_cache(&mut self, cfg: &DriveConfig) {
+        self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
+    }
+
     /// Sanitize from `now` (see [`Ftl::sanitize`]; `overwrite_passes` 0 is a block erase): the map cache
     /// and write buffer start empty too. Returns when the last erase is done.
     pub fn sanitize(&mut self, now: Ns, overwrite_passes: u32, cfg: &DriveConfig) -> Ns {
