@@ -34,6 +34,7 @@ MODULES = [
     "ssdlab.compare",
     "ssdlab.sweep",
     "ssdlab.suites.fill",
+    "ssdlab.nvme",
 ]
 
 

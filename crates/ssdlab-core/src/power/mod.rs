@@ -338,14 +338,21 @@ impl PowerMeter {
     /// power state it finds, or of the link's L1.2), counted in the wake-up counters.
     #[inline]
     pub fn wake(&mut self, now: Ns) -> Ns {
-        if now <= self.active_until {
+        // a state the host chose holds from when the drive went idle, so a command arriving right at the
+        // previous one's completion finds it too
+        let host = match self.host_state {
+            Some((at, exit, _)) if now >= at.max(self.active_until) => Some(exit),
+            _ => None,
+        };
+        if host.is_none() && now <= self.active_until {
             return 0;
         }
         self.integrate_to(now);
         let m = &self.model;
-        let age = now - self.active_until;
+        let age = now.saturating_sub(self.active_until);
         let mut wait = 0;
-        if let Some((_, exit, _)) = self.host_state.take() {
+        if let Some(exit) = host {
+            self.host_state = None;
             wait = exit;
             self.counters.apst_wakeups += 1;
         } else if let Some(i) = m.state_at(age) {
