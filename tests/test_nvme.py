@@ -63,8 +63,9 @@ from ssdlab.nvme import CommandError, Controller  # noqa: E402
 MIB = 1 << 20
 
 
-def controller(data: bool = True, **kw: object) -> Controller:
-    return Controller(ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 1}, data=data), **kw)
+def controller(data: bool = True, max_namespaces: int = 16) -> Controller:
+    drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 1}, data=data)
+    return Controller(drive, max_namespaces=max_namespaces)
 
 
 def carved(nvme: Controller) -> tuple[int, int]:

@@ -441,7 +441,7 @@ class Controller:
             raise self._fail(
                 "Sanitize In Progress",
                 "sanitize",
-                f"a {s.action} runs until {s.end_ns} ns (now {self.drive.now_ns} ns): "
+                f"the {s.action} sanitize runs until {s.end_ns} ns (now {self.drive.now_ns} ns): "
                 "wait for it, polling sanitize_log()",
                 s.action,
                 nsid,
@@ -712,6 +712,12 @@ class Controller:
         return log
 
     # --- log pages -----------------------------------------------------------------------------------
+
+    def smart_log(self) -> dict[str, int | float]:
+        """:func:`smart_log`, counting this controller's failed commands in ``num_err_log_entries`` too."""
+        log = smart_log(self.drive)
+        log["num_err_log_entries"] = int(log["num_err_log_entries"]) + self._error_count
+        return log
 
     def error_log(self) -> list[dict[str, Any]]:
         """The Error Information log page (01h): one entry per failed command, newest first (the latest
