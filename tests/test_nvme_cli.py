@@ -112,9 +112,9 @@ def test_identify_and_logs_run_on_a_preset_without_a_state_file() -> None:
         (["sanitize", *SMALL, "--action", "shred"], "error: --action: must be one of block-erase, overwrite"),
         (["sanitize", *SMALL, "--action", "overwrite", "--passes", "0"], "error: --passes: must be 1..16"),
         (["get-feature", *SMALL, "-f", "arbitration"], "error: --feature: must be one of power-management"),
-        (["set-feature", *SMALL, "-f", "hmb", "-v", "ehm=2"], "error: --value: ehm must be 0 or 1 (got 2)"),
+        (["set-feature", *SMALL, "-f", "hmb", "-v", "ehm=2"], "error: --value: ehm: must be 0 or 1 (got 2)"),
         (["set-feature", *SMALL, "-f", "apst", "-v", "apste"], "error: --value: must be FIELD=N"),
-        (["set-feature", *SMALL, "-f", "power-management", "-v", "ps=9"], "error: --value: ps must be 0..4"),
+        (["set-feature", *SMALL, "-f", "power-management", "-v", "ps=9"], "error: --value: ps: must be 0..4"),
         (["id-ctrl", "--preset", "nope"], "error: --preset: unknown preset 'nope'"),
     ],
 )

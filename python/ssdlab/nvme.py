@@ -816,7 +816,7 @@ class Controller:
         for k, v in fields.items():
             if k not in current:
                 raise self._fail(
-                    "Invalid Field in Command", k, f"{name} has the fields {', '.join(current)}", v
+                    "Invalid Field in Command", "fields", f"{name} has the fields {', '.join(current)}", k
                 )
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise self._fail("Invalid Field in Command", k, "must be a whole number >= 0", v)

@@ -62,6 +62,7 @@ OPTION_OF = {
     "feature": "--feature",
     "capacity_gb": "--scale-capacity-gb",
     "preset": "--preset",
+    "fields": "--value",
 }
 
 #: Fields of the features, given with --value FIELD=N.
@@ -86,7 +87,7 @@ NsidOpt = Annotated[int, typer.Option("--namespace-id", "-n", help="Namespace ID
 def _named(err: InputError) -> InputError:
     """``err`` with each problem's path as the option the user typed."""
     problems = [
-        replace(p, path="--value", message=f"{p.path} {p.message}")
+        replace(p, path="--value", message=f"{p.path}: {p.message}")
         if p.path in FEATURE_FIELDS
         else replace(p, path=OPTION_OF.get(p.path, p.path))
         for p in err.errors()
@@ -151,7 +152,7 @@ def _session(
         for command, args in recipe.get("commands", []):
             try:
                 COMMANDS[command](nvme, **args)
-            except CommandError:
+            except InputError:
                 pass  # it failed the first time too: its error log entry is made again
         return _Session(nvme, recipe, state)
     recipe = {
@@ -251,8 +252,12 @@ def _run(
         if show is not None:
             out = show(session.nvme)
         else:
-            session.record(command, args)
             out = COMMANDS[command](session.nvme, **args)
+            session.record(command, args)
+    except CommandError as e:
+        if show is None:
+            session.record(command, args)  # a failed command is in the drive's error log from now on
+        raise _named(e) from None
     except InputError as e:
         raise _named(e) from None
     _emit(out, as_json)
