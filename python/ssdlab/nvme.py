@@ -765,8 +765,8 @@ class Controller:
 
     def firmware_slot_info(self) -> dict[str, Any]:
         """The Firmware Slot Information log page (03h): one slot, active, holding the twin's build (the
-        presets carry no firmware revision, so the revision is ssdlab's own version)."""
-        return {"afi": {"active_slot": 1, "next_reset_slot": 0}, "frs": {1: f"ssdlab-{version()}"[:8]}}
+        presets carry no firmware revision, so the revision is ssdlab's version, in FR's 8 characters)."""
+        return {"afi": {"active_slot": 1, "next_reset_slot": 0}, "frs": {1: version()[:8]}}
 
     # --- features ------------------------------------------------------------------------------------
 
