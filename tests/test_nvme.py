@@ -1,5 +1,8 @@
 """NVMe views of a twin: SMART data units are NVMe's 512,000-byte units rounded up, commands and unsafe
-shutdowns are counted, percentage used follows P/E cycles, Identify reports the preset's facts."""
+shutdowns are counted, percentage used follows P/E cycles, Identify reports the preset's facts. The
+controller: namespaces are ranges of the one drive that IO cannot leave, a media key change makes data
+garbage at once, after every sanitize no LBA returns old data and the time is the NAND work's, failed
+commands are in the error log, and each feature changes what it says it does."""
 
 import math
 import tomllib
