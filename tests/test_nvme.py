@@ -110,6 +110,19 @@ def test_512_byte_lbas_write_part_of_a_page_and_keep_its_other_lbas() -> None:
     assert (c.offset, c.length) == (9 * 512, 512)
 
 
+def test_a_trim_deallocates_the_whole_pages_it_covers_and_completes_without_them() -> None:
+    nvme = controller()
+    a, _ = carved(nvme)
+    nvme.write(a, 0, b"\x07" * 8192)  # LBAs 0..15: two pages
+    part = nvme.submit(a, "trim", 0, 1)  # one 512-byte LBA: no whole page, a hint the drive passes over
+    assert [c.id for c in nvme.poll()] == [part] and nvme.drive.outstanding == 0
+    assert nvme.read(a, 0, 1) == b"\x07" * 512
+    nvme.submit(a, "trim", 4, 12)  # LBAs 4..15: only the second page is whole
+    assert nvme.read(a, 0, 16) == b"\x07" * 4096 + bytes(4096)
+    with pytest.raises(CommandError, match="nlb: must be a whole number >= 1"):
+        nvme.submit(a, "read", 0, 0)
+
+
 def test_io_beyond_a_namespace_or_to_a_detached_or_unknown_one_fails_and_is_logged() -> None:
     nvme = controller()
     a, b = carved(nvme)

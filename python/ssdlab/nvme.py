@@ -261,6 +261,7 @@ class Controller:
             "hmb": {"ehm": int(self._made["hmpre_4kib"] > 0), "hsize_4kib": self._made["hmpre_4kib"]},
         }
         self._operational_ps = 0  # the state a command returns the drive to from a non-operational one
+        self._synthetic = 1 << 62  # ids of completions the controller makes itself (above the drive's)
         whole = Namespace(1, 0, drive.capacity_bytes // PAGE, PAGE, attached=True, key=self._new_key(1))
         self.namespaces[1] = whole
 
@@ -449,9 +450,11 @@ class Controller:
 
     def _range(self, ns: Namespace, slba: int, nlb: int) -> tuple[int, int]:
         """The namespace's (byte offset, length) of ``nlb`` LBAs from ``slba``, checked against its end."""
-        for name, v in (("slba", slba), ("nlb", nlb)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise self._fail("Invalid Field in Command", name, "must be a whole number >= 0", v, ns.nsid)
+        for name, v, least in (("slba", slba, 0), ("nlb", nlb, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise self._fail(
+                    "Invalid Field in Command", name, f"must be a whole number >= {least}", v, ns.nsid
+                )
         if slba + nlb > ns.nsze:
             raise self._fail(
                 "LBA Out of Range",
@@ -507,8 +510,13 @@ class Controller:
                 slba,
             )
         first, end = offset // PAGE, -(-(offset + length) // PAGE)
-        if op == "trim":  # only the whole pages covered are deallocated
+        if op == "trim":  # only the whole pages covered are deallocated (Deallocate is a hint)
             first, end = -(-offset // PAGE), (offset + length) // PAGE
+            if end <= first:  # no whole page: nothing for the drive to do; it completes at once
+                self._synthetic += 1
+                now = self.drive.now_ns
+                self._done.append(Completion(self._synthetic, "trim", offset, length, now, now, "success"))
+                return self._synthetic
             return self._submit_drive(
                 "trim", ns.first_page + first, max(0, end - first), ns, offset, length, 0, None, False
             )
@@ -566,6 +574,9 @@ class Controller:
         return c._replace(offset=p.offset, length=p.length, data=data)
 
     def _wait(self, cid: int) -> Completion:
+        for i, c in enumerate(self._done):
+            if c.id == cid:
+                return self._done.pop(i)
         while self.drive.outstanding:
             self.drive.advance()
             for c in self.drive.poll():
