@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,7 @@ MODULES = [
     "ssdlab.compare",
     "ssdlab.sweep",
     "ssdlab.suites.fill",
+    "ssdlab.nvme",
 ]
 
 
@@ -44,3 +46,16 @@ def test_docstring_examples(name: str) -> None:
         module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
     )
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+
+
+#: Documentation pages whose ``>>>`` examples run.
+DOCS = ["nvme.md"]
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_docs_examples(name: str) -> None:
+    path = Path(__file__).resolve().parent.parent / "docs" / name
+    result = doctest.testfile(
+        str(path), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in docs/{name}"

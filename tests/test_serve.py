@@ -18,9 +18,14 @@ SSDLAB = [str(Path(sys.executable).with_name("ssdlab"))]
 SMALL = ["--preset", "bg4-1tb", "--set", "ftl.user_capacity_gb=1"]
 
 
-def serve(pace: str, run: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def serve(
+    pace: str, run: str, timeout: float = 300, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    # `cwd`: where the captive command runs, so that whatever it leaves behind (fio's verify state) lands
+    # in the test's tmp dir, never in the repository
     return subprocess.run(
         [*SSDLAB, "serve", *SMALL, "--pace", pace, "--run", run],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -34,12 +39,14 @@ def fio_jobs(stdout: str) -> list[dict[str, object]]:
     return doc["jobs"]
 
 
-def test_fio_writes_through_the_export_and_verifies_every_block() -> None:
+def test_fio_writes_through_the_export_and_verifies_every_block(tmp_path: Path) -> None:
+    # verify_state_save=0: fio would otherwise write local-v-0-verify.state into its working directory
     job = (
         'fio --ioengine=nbd --uri="$uri" --name=v --rw=randwrite --bs=4k --iodepth=8 --size=32m '
-        "--verify=crc32c --verify_fatal=1 --output-format=json"
+        "--verify=crc32c --verify_fatal=1 --verify_state_save=0 --output-format=json"
     )
-    p = serve("free", job)
+    p = serve("free", job, cwd=tmp_path)
+    assert not list(tmp_path.glob("*verify.state")), "fio left its verify state behind"
     assert p.returncode == 0, p.stderr[-2000:]
     (j,) = fio_jobs(p.stdout)
     assert j["error"] == 0

@@ -1,5 +1,6 @@
 //! Random sequences of stepping-API calls with power cuts on a small drive that keeps data: never a
-//! panic, and after a cut with the power-loss notification every page reads what was last written.
+//! panic, and after a cut with the power-loss notification every page reads what was last written (zeros
+//! after a sanitize). Set Features calls (APST, power state, host memory buffer) come in between.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -23,6 +24,11 @@ enum Call {
     PowerCut { pln: bool },
     PowerOn,
     Raw { offset: u64, len: u64, op: u8 },
+    /// A sanitize: block erase (0 passes) or an overwrite of 1 or 2 passes, then time for it to finish.
+    Sanitize { passes: u8 },
+    SetApst { on: bool },
+    SetPowerState { index: Option<u8> },
+    SetHostMemoryBuffer { mib: Option<u8> },
 }
 
 fn fresh() -> Drive {
@@ -84,6 +90,23 @@ fuzz_target!(|calls: Vec<Call>| {
             }
             Call::PowerOn => {
                 d.power_on();
+            }
+            Call::Sanitize { passes } => {
+                if !d.powered_off() {
+                    let end = d.start_sanitize(u32::from(passes % 3));
+                    d.advance(end);
+                    expect.clear(); // every page reads zeros now
+                    for p in 0..pages.min(64) {
+                        expect.insert(p, None);
+                    }
+                }
+            }
+            Call::SetApst { on } => d.set_apst(on),
+            Call::SetPowerState { index } => {
+                let _ = d.set_power_state(index.map(usize::from));
+            }
+            Call::SetHostMemoryBuffer { mib } => {
+                let _ = d.set_host_memory_buffer(mib.map(u64::from)); // refused: this preset has DRAM
             }
             Call::Raw { offset, len, op } => {
                 let op = [Op::Read, Op::Write, Op::Trim, Op::Flush][usize::from(op % 4)];

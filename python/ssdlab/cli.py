@@ -47,6 +47,7 @@ from ssdlab.errors import (
     config_error,
     workload_error,
 )
+from ssdlab.nvme_cli import nvme_app
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.report import counters_table, saved_tables, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
@@ -136,6 +137,9 @@ def _finite(doc: Any) -> Any:
     if isinstance(doc, list | tuple):
         return [_finite(v) for v in doc]
     return doc
+
+
+app.add_typer(nvme_app, name="nvme")
 
 
 @app.command()

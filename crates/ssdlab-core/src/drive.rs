@@ -342,12 +342,72 @@ impl Drive {
     /// Sanitize (NVMe Sanitize, block erase): erase every block that holds data and empty the map, taking
     /// the erase time; wear, counters and the clock carry on (unlike building a new drive).
     pub fn sanitize(&mut self) {
+        self.now = self.start_sanitize(0);
+    }
+
+    /// Start a sanitize now and return when its NAND work ends, leaving the clock where it is (an NVMe
+    /// sanitize runs in the background; the host polls its progress). `overwrite_passes` 0 erases every
+    /// block holding data (block erase); n > 0 overwrites each n times with a pattern and erases it
+    /// (overwrite). Either way the map and the stored data are gone at once, and background work waits
+    /// for the end. Commands submitted meanwhile queue on the dies behind the sanitize's work.
+    pub fn start_sanitize(&mut self, overwrite_passes: u32) -> Ns {
         self.background_until(self.now);
-        self.now = self.ctl.sanitize(self.now, &self.cfg);
+        let end = self.ctl.sanitize(self.now, overwrite_passes, &self.cfg);
         if let Some(store) = &mut self.data {
             store.clear();
         }
-        self.host_busy_until = self.now;
+        self.host_busy_until = end;
+        end
+    }
+
+    /// Set Features, Host Memory Buffer: `Some(mib)` gives the drive `mib` MiB of host memory for its map
+    /// cache, `None` takes it back (the controller caches map pages in its own SRAM,
+    /// `controller.map_cache.sram_size_kib`). The cache starts cold either way. A drive with its map in
+    /// DRAM uses no host memory: refused.
+    pub fn set_host_memory_buffer(&mut self, mib: Option<u64>) -> Result<(), SimError> {
+        use crate::config::MapLocation;
+        if self.cfg.controller.map_cache.location == MapLocation::Dram {
+            let e =
+                WorkloadError::new("hmb", "the drive keeps its map in DRAM and uses no host memory", "dram");
+            return Err(e.into());
+        }
+        let mut cfg = self.cfg.clone();
+        let m = &mut cfg.controller.map_cache;
+        match mib {
+            Some(mib) => (m.location, m.hmb_size_mib) = (MapLocation::Hmb, mib),
+            None => m.location = MapLocation::Sram,
+        }
+        cfg.validate()?;
+        self.ctl.renew_map_cache(&cfg);
+        self.cfg = cfg;
+        Ok(())
+    }
+
+    /// Set Features, Autonomous Power State Transition: on, the drive enters `power.nonop_states` after
+    /// their idle times; off, it stays in its operational idle power.
+    pub fn set_apst(&mut self, on: bool) {
+        self.power.set_apst(self.now, &self.cfg.power, on);
+        self.cfg.power.apst = on;
+    }
+
+    /// Set Features, Power Management: the host puts the drive in non-operational state `index` of
+    /// `power.nonop_states` now (its controller power until the next command, which waits its exit
+    /// latency), or with `None` back in an operational state.
+    pub fn set_power_state(&mut self, index: Option<usize>) -> Result<(), SimError> {
+        let states = &self.cfg.power.nonop_states;
+        let state = match index {
+            None => None,
+            Some(i) if i < states.len() => {
+                let s = &states[i];
+                Some((crate::engine::us_to_ns(s.exit_latency_us), s.controller_mw * 1e-3))
+            }
+            Some(i) => {
+                let allowed = format!("must be below {} (the drive's non-operational states)", states.len());
+                return Err(WorkloadError::new("ps", &allowed, i).into());
+            }
+        };
+        self.power.set_host_state(self.now, state);
+        Ok(())
     }
 
     /// Power fails now. With `pln` (the host's power-loss notification: the BG4's PLN signal gives the

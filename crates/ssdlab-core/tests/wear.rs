@@ -132,3 +132,42 @@ fn sanitize_erases_every_written_block_keeps_the_wear_and_takes_the_erase_time()
     fill(&mut d, cap);
     assert_eq!(d.controller().ftl.mapped_lpns(), cap / 4096 / 32 * 32);
 }
+
+#[test]
+fn sanitize_overwrite_programs_every_unit_of_every_written_block_each_pass_and_leaves_the_clock() {
+    let mut d = small(&[]);
+    let cap = d.capacity_bytes();
+    fill(&mut d, cap);
+    let ftl = &d.controller().ftl;
+    let geo = *ftl.geometry();
+    let written: Vec<u32> = (0..geo.blocks()).filter(|&b| ftl.block(b).written > 0).collect();
+    let wear_before: u64 = (0..geo.blocks()).map(|b| u64::from(ftl.block(b).erase_count)).sum();
+    let before = d.counters();
+    let t0 = d.now_ns();
+    let passes = 2u32;
+
+    let end = d.start_sanitize(passes);
+
+    assert_eq!(d.now_ns(), t0, "a sanitize runs in the background: the clock stays");
+    let after = d.counters();
+    let units_per_block = geo.slots_per_block() / geo.slots_per_program(ssdlab_core::nand::CellMode::Native);
+    let n = written.len() as f64;
+    // each pass erases and programs every unit; one more erase leaves the block free
+    assert_eq!(after[C::nand_blocks_erased] - before[C::nand_blocks_erased], n * f64::from(passes + 1));
+    let ftl = &d.controller().ftl;
+    assert_eq!(ftl.mapped_lpns(), 0);
+    ftl.check_invariants().unwrap();
+    let wear_after: u64 = (0..geo.blocks()).map(|b| u64::from(ftl.block(b).erase_count)).sum();
+    assert_eq!(wear_after - wear_before, written.len() as u64 * u64::from(passes + 1));
+    // the busiest die does its blocks' programs one after another: at least units x tPROG each pass
+    let busiest =
+        (0..geo.dies).map(|die| written.iter().filter(|&&b| geo.die_of_block(b) == die).count()).max();
+    let tprog = (d.config().nand.tPROG_us.iter().cloned().fold(f64::INFINITY, f64::min) * 1e3) as u64;
+    let floor = busiest.unwrap() as u64 * u64::from(passes * units_per_block) * tprog;
+    assert!(end >= t0 + floor, "the programs take their time: {} < {floor}", end - t0);
+    // a block erase of the same drive takes far less
+    let mut e = small(&[]);
+    fill(&mut e, cap);
+    let t = e.now_ns();
+    assert!(e.start_sanitize(0) - t < (end - t0) / 10);
+}

@@ -297,6 +297,36 @@ impl NativeDrive {
         slf.py().detach(|| guarded(|| drive.sanitize()))
     }
 
+    /// Start a sanitize (`overwrite_passes` 0: block erase; n: overwrite n times) and return when its NAND
+    /// work ends; the clock stays (the host polls progress). Releases the GIL while the work is scheduled.
+    fn start_sanitize(slf: &Bound<'_, Self>, overwrite_passes: u32) -> PyResult<u64> {
+        let mut this = borrow_mut(slf)?;
+        let drive = &mut this.drive;
+        slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))
+    }
+
+    /// Set Features, Host Memory Buffer: `mib` MiB of host memory for the map cache, or None to take it
+    /// back (the controller's SRAM caches the map); the cache starts cold.
+    #[pyo3(signature = (mib = None))]
+    fn set_host_memory_buffer(slf: &Bound<'_, Self>, mib: Option<u64>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_host_memory_buffer(mib))?.map_err(|e| to_py(slf.py(), e))
+    }
+
+    /// Set Features, APST on or off.
+    fn set_apst(slf: &Bound<'_, Self>, on: bool) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_apst(on))
+    }
+
+    /// Set Features, Power Management: non-operational state `index` of `power.nonop_states` until the next
+    /// command, or None for an operational state.
+    #[pyo3(signature = (index = None))]
+    fn set_power_state(slf: &Bound<'_, Self>, index: Option<usize>) -> PyResult<()> {
+        let mut this = borrow_mut(slf)?;
+        guarded(|| this.drive.set_power_state(index))?.map_err(|e| to_py(slf.py(), e))
+    }
+
     /// An independent copy of the drive and all its state.
     #[pyo3(name = "clone")]
     fn clone_drive(slf: &Bound<'_, Self>) -> PyResult<NativeDrive> {

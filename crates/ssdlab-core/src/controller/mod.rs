@@ -265,10 +265,16 @@ impl Controller {
         self.engine[which].reserve(ready, dur).1
     }
 
-    /// Sanitize from `now` (see [`Ftl::sanitize`]): the map cache and write buffer start empty too.
-    /// Returns when the last erase is done.
-    pub fn sanitize(&mut self, now: Ns, cfg: &DriveConfig) -> Ns {
-        self.ftl.sanitize(&mut self.ops);
+    /// A new map cache for `cfg` (the host gave or took back its memory buffer): it starts cold, as after
+    /// a power cycle; the FTL's map itself is whole.
+    pub fn renew_map_cache(&mut self, cfg: &DriveConfig) {
+        self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
+    }
+
+    /// Sanitize from `now` (see [`Ftl::sanitize`]; `overwrite_passes` 0 is a block erase): the map cache
+    /// and write buffer start empty too. Returns when the last erase is done.
+    pub fn sanitize(&mut self, now: Ns, overwrite_passes: u32, cfg: &DriveConfig) -> Ns {
+        self.ftl.sanitize(overwrite_passes, &mut self.ops);
         self.schedule(now);
         self.in_flight.clear();
         self.buffer =
@@ -403,6 +409,20 @@ impl Controller {
                 FlashOp::Erase { block } => {
                     let die = geo.die_of_block(block);
                     self.nand.erase(die, gc_read_done);
+                }
+                FlashOp::Overwrite { block, passes } => {
+                    // one pattern program per native unit, queued on the die after its erase; the
+                    // pattern crosses the channel like any program's data
+                    let die = geo.die_of_block(block);
+                    let unit = geo.slots_per_program(CellMode::Native);
+                    let bytes = u64::from(unit) * u64::from(geo.slot_bytes);
+                    for _ in 0..passes {
+                        self.nand.erase(die, now);
+                        for offset in (0..geo.slots_per_block()).step_by(unit as usize) {
+                            self.nand.program(die, now, geo.page_of(offset), CellMode::Native, bytes);
+                        }
+                    }
+                    self.nand.erase(die, now);
                 }
             }
         }

@@ -48,6 +48,10 @@ pub(crate) enum FlashOp {
     Program { block: u32, offset: u32, slots: u32, source: Source, mode: CellMode },
     /// Erase `block`.
     Erase { block: u32 },
+    /// Sanitize overwrite of `block`: `passes` times an erase and a program of every native unit with the
+    /// pattern, then an erase so that it rejoins the free pool erased. One op per block, not one per
+    /// program: a whole drive's programs would not fit in memory as separate ops.
+    Overwrite { block: u32, passes: u32 },
 }
 
 /// Whose data a program carries.
@@ -393,9 +397,10 @@ impl Ftl {
         self.close_if_full(block);
     }
 
-    /// Sanitize (NVMe block erase): every block holding data is erased and the map emptied; wear (P/E
-    /// counts, bad blocks) stays. The erases are appended to `ops`.
-    pub(crate) fn sanitize(&mut self, ops: &mut Vec<FlashOp>) {
+    /// Sanitize: every block holding data is erased (NVMe block erase, `overwrite_passes` 0) or overwritten
+    /// `overwrite_passes` times and erased (NVMe overwrite), and the map emptied; wear (P/E counts, bad
+    /// blocks) stays, each pass of an overwrite counting one more P/E cycle. The work is appended to `ops`.
+    pub(crate) fn sanitize(&mut self, overwrite_passes: u32, ops: &mut Vec<FlashOp>) {
         self.map.clear();
         if let Some(p) = &mut self.payload {
             p.fill(0);
@@ -405,7 +410,12 @@ impl Ftl {
         self.slc.clear();
         let mut grown_bad = 0;
         self.pool.sanitize(|pool, block| {
-            ops.push(FlashOp::Erase { block });
+            if overwrite_passes == 0 {
+                ops.push(FlashOp::Erase { block });
+            } else {
+                ops.push(FlashOp::Overwrite { block, passes: overwrite_passes });
+                pool.wear(block, overwrite_passes);
+            }
             if pool.erase(block) {
                 grown_bad += 1;
             }

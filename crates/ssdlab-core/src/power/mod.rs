@@ -83,22 +83,26 @@ impl Model {
             link_idle_w: p.link_idle_mw * 1e-3,
             link_idle_after: us_to_ns(p.link_idle_after_us),
             link_exit: us_to_ns(p.link_exit_us),
-            states: if p.apst {
-                p.nonop_states
-                    .iter()
-                    .map(|s| {
-                        (
-                            us_to_ns(s.idle_ms * 1e3),
-                            us_to_ns(s.entry_latency_us),
-                            us_to_ns(s.exit_latency_us),
-                            s.controller_mw * 1e-3,
-                        )
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            states: Self::apst_states(p, p.apst),
         }
+    }
+
+    /// The states APST enters (none when `apst` is off).
+    fn apst_states(p: &PowerConfig, apst: bool) -> Vec<(Ns, Ns, Ns, f64)> {
+        if !apst {
+            return Vec::new();
+        }
+        p.nonop_states
+            .iter()
+            .map(|s| {
+                (
+                    us_to_ns(s.idle_ms * 1e3),
+                    us_to_ns(s.entry_latency_us),
+                    us_to_ns(s.exit_latency_us),
+                    s.controller_mw * 1e-3,
+                )
+            })
+            .collect()
     }
 
     /// Dynamic energy so far: (NAND arrays, controller + channels + link).
@@ -117,9 +121,11 @@ impl Model {
         self.states.iter().rposition(|s| s.0 <= age)
     }
 
-    /// Controller + link power after `age` of idle time (NAND standby aside).
-    fn idle_ctrl_w(&self, age: Ns) -> f64 {
-        let ctl = self.state_at(age).map_or(self.controller_idle_w, |i| self.states[i].3);
+    /// Controller + link power after `age` of idle time (NAND standby aside); `host_state` is the
+    /// controller's power in a state the host chose, which holds whatever the idle time.
+    fn idle_ctrl_w(&self, age: Ns, host_state: Option<f64>) -> f64 {
+        let ctl = host_state
+            .unwrap_or_else(|| self.state_at(age).map_or(self.controller_idle_w, |i| self.states[i].3));
         let link = if age >= self.link_idle_after { self.link_idle_w } else { self.lanes_w };
         ctl + link
     }
@@ -227,6 +233,9 @@ pub struct PowerMeter {
     recording: Option<Recording>,
     /// Wake-ups and throttled time.
     pub counters: PowerCounters,
+    /// A non-operational state the host put the drive in (Set Features, Power Management): from when,
+    /// its exit latency and controller power. The next command leaves it.
+    host_state: Option<(Ns, Ns, f64)>,
 }
 
 /// Watts to integer nanowatts.
@@ -248,7 +257,23 @@ impl PowerMeter {
             thermal: Thermal::new(t),
             recording: None,
             counters: PowerCounters::default(),
+            host_state: None,
         }
+    }
+
+    /// The host puts the drive in a non-operational power state at `now`: `Some((exit latency,
+    /// controller watts))`, which holds until the next command (that waits the exit latency), or `None`
+    /// to leave it (APST's idle states apply again).
+    pub fn set_host_state(&mut self, now: Ns, state: Option<(Ns, f64)>) {
+        self.integrate_to(now); // the energy so far at the old power
+        self.host_state = state.map(|(exit, w)| (now, exit, w));
+    }
+
+    /// Turn APST on or off at `now` (Set Features, Autonomous Power State Transition): the idle states
+    /// of `p` are entered after their idle times, or none are.
+    pub fn set_apst(&mut self, now: Ns, p: &PowerConfig, on: bool) {
+        self.integrate_to(now);
+        self.model.states = Model::apst_states(p, on);
     }
 
     /// Static energy of [from, to) given the activity known now.
@@ -262,10 +287,20 @@ impl PowerMeter {
             ctrl += nw(m.active_ctrl_w) * span(from, end);
             from = end;
         }
+        // a host-chosen state holds from when it was set (never before the drive went idle)
+        let host_from = self.host_state.map(|(at, _, w)| (at.max(self.active_until), w));
         while from < to {
             let age = from - self.active_until;
-            let end = to.min(self.active_until.saturating_add(m.next_change(age)));
-            ctrl += nw(m.idle_ctrl_w(age)) * span(from, end);
+            let mut end = to.min(self.active_until.saturating_add(m.next_change(age)));
+            let forced = match host_from {
+                Some((at, w)) if from >= at => Some(w),
+                Some((at, _)) => {
+                    end = end.min(at);
+                    None
+                }
+                None => None,
+            };
+            ctrl += nw(m.idle_ctrl_w(age, forced)) * span(from, end);
             from = end;
         }
         (nand, ctrl)
@@ -303,14 +338,24 @@ impl PowerMeter {
     /// power state it finds, or of the link's L1.2), counted in the wake-up counters.
     #[inline]
     pub fn wake(&mut self, now: Ns) -> Ns {
-        if now <= self.active_until {
+        // a state the host chose holds from when the drive went idle, so a command arriving right at the
+        // previous one's completion finds it too
+        let host = match self.host_state {
+            Some((at, exit, _)) if now >= at.max(self.active_until) => Some(exit),
+            _ => None,
+        };
+        if host.is_none() && now <= self.active_until {
             return 0;
         }
         self.integrate_to(now);
         let m = &self.model;
-        let age = now - self.active_until;
+        let age = now.saturating_sub(self.active_until);
         let mut wait = 0;
-        if let Some(i) = m.state_at(age) {
+        if let Some(exit) = host {
+            self.host_state = None;
+            wait = exit;
+            self.counters.apst_wakeups += 1;
+        } else if let Some(i) = m.state_at(age) {
             let (idle, entry, exit, _) = m.states[i];
             // a command arriving while the drive enters the state waits for the entry to finish
             wait = (idle + entry).saturating_sub(age) + exit;

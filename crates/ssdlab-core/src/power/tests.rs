@@ -144,6 +144,42 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
 }
 
 #[test]
+fn a_host_chosen_state_draws_its_power_until_the_next_command_which_pays_its_exit() {
+    let mut p = quiet();
+    p.controller_idle_mw = 250.0;
+    p.nonop_states = client_states();
+    let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
+    let ms = NS_PER_MS;
+    m.busy_until(10 * ms);
+    // set at 5 ms, while a command is still outstanding: the state starts when the drive goes idle
+    m.set_host_state(5 * ms, Some((9_500_000, 0.001)));
+    let want = 0.001 * 90e-3; // (the quiet drive draws nothing while active)
+    assert!(close(m.energy_j(100 * ms, &OpTotals::default()), want));
+    assert_eq!(m.wake(100 * ms), 9_500_000, "PS4's exit latency, with APST off");
+    m.busy_until(110 * ms);
+    assert_eq!(m.wake(200 * ms), 0, "the command left the state: operational idle again");
+    let after = m.energy_j(300 * ms, &OpTotals::default()) - m.energy_j(200 * ms, &OpTotals::default());
+    assert!(close(after, 0.250 * 100e-3));
+}
+
+#[test]
+fn apst_turned_on_at_run_time_enters_its_states_from_then_on() {
+    let mut p = quiet();
+    p.controller_idle_mw = 250.0;
+    p.nonop_states = client_states();
+    let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
+    let ms = NS_PER_MS;
+    m.busy_until(ms);
+    assert_eq!(m.wake(500 * ms), 0, "APST off: no state entered");
+    m.busy_until(500 * ms);
+    m.set_apst(500 * ms, &p, true);
+    assert_eq!(m.wake(500 * ms + 700 * ms), 9_500_000, "700 ms idle with APST on: PS4");
+    m.busy_until(1300 * ms);
+    m.set_apst(1300 * ms, &p, false);
+    assert_eq!(m.wake(2300 * ms), 0, "off again");
+}
+
+#[test]
 fn an_rc_step_response_reaches_ambient_plus_p_r_with_time_constant_rc() {
     let mut t = Thermal::new(&thermal_cfg());
     let (r, tau) = t.r_tau();

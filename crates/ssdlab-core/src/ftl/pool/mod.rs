@@ -221,6 +221,12 @@ impl BlockPool {
         }
     }
 
+    /// `cycles` P/E cycles of `block` that leave it where it is (the passes of a sanitize overwrite, each
+    /// an erase and a program, before the final [`BlockPool::erase`]).
+    pub(super) fn wear(&mut self, block: u32, cycles: u32) {
+        self.blocks[block as usize].erase_count += cycles;
+    }
+
     /// Sanitize: forget every open block and valid count; `erase` is called for each block that holds
     /// data (it must book the erase with [`BlockPool::erase`]), the others rejoin the free pools as they
     /// are. Bad blocks stay bad.
