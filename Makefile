@@ -76,8 +76,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := toml_loader set_override stepping
 fuzz:
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	mkdir -p fuzz/seeds/set_override fuzz/seeds/stepping fuzz/seeds/toml_loader
+	cp python/ssdlab/presets/*.toml fuzz/seeds/toml_loader/  # toml_loader starts from the presets
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-		mkdir -p corpus/$$t && cargo +nightly fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) \
+		mkdir -p corpus/$$t && cargo +nightly fuzz run -O $$t corpus/$$t seeds/$$t -- -max_total_time=$(FUZZ_SECONDS) \
 			-rss_limit_mb=2048 -timeout=30 || exit 1; done
 
 clean:
