@@ -204,9 +204,7 @@ impl Controller {
         while i < n {
             let len = chunk.min(n - i);
             admitted = self.buffer.admit(t, len * k);
-            for lpn in lpn + i..lpn + i + len {
-                self.ftl.write(lpn, k, &mut self.ops)?;
-            }
+            self.ftl.write_run(lpn + i, len, k, &mut self.ops)?;
             self.schedule(admitted);
             i += len;
         }

@@ -52,6 +52,25 @@ impl ReverseMap {
         self.push_as_dense(lpn, k, slots_before);
     }
 
+    /// Record the `n` consecutive LPNs from `lpn`, `k` slots each: [`ReverseMap::push`] of each in turn
+    /// (after the first, each extends the run it started, or joins the dense arrays).
+    #[inline]
+    pub(super) fn push_run(&mut self, lpn: u32, n: u32, k: u8, slots_before: u32) {
+        if n == 0 {
+            return;
+        }
+        self.push(lpn, k, slots_before);
+        match self {
+            ReverseMap::Runs(runs) => runs.last_mut().expect("pushed above").1 += n - 1,
+            ReverseMap::Dense { lpns, sizes } => {
+                lpns.extend(lpn + 1..lpn + n);
+                if !sizes.is_empty() {
+                    sizes.extend(std::iter::repeat_n(k, n as usize - 1));
+                }
+            }
+        }
+    }
+
     /// Runs stopped paying for themselves: switch to dense arrays, then record `lpn`. Out of line, so
     /// that `push`, inlined into every host write's mapping, stays small.
     #[cold]
