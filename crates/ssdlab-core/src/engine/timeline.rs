@@ -37,10 +37,12 @@ impl GapTimeline {
         self.live().last().map_or(0, |&(_, e)| e)
     }
 
-    /// When a reservation of `dur` ready at `ready` would start, without making it.
+    /// Where a reservation of `dur` ready at `ready` would go, without making it: its start and a
+    /// position to hand to [`GapTimeline::book`] (so that choosing among timelines, as the firmware
+    /// cores do, does not search the chosen one twice).
     #[inline]
-    pub fn earliest(&self, ready: Ns, dur: Ns) -> Ns {
-        self.find(ready, dur).0
+    pub fn earliest(&self, ready: Ns, dur: Ns) -> (Ns, usize) {
+        self.find(ready, dur)
     }
 
     /// The start of the first idle gap at or after `ready` that fits `dur`, and the index (in the kept
@@ -62,6 +64,12 @@ impl GapTimeline {
 
     pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
         let (start, i) = self.find(ready, dur);
+        self.book(start, i, dur)
+    }
+
+    /// Make the reservation of `dur` that [`GapTimeline::earliest`] placed at (`start`, `i`), the timeline
+    /// unchanged since. Returns (start, end).
+    pub fn book(&mut self, start: Ns, i: usize, dur: Ns) -> (Ns, Ns) {
         let end = start + dur;
         let (h, i) = (self.head, self.head + i);
         // Merge with the interval before (ends at start) and after (starts at end).
