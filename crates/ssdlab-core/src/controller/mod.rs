@@ -121,17 +121,17 @@ impl Controller {
         if let Some(core) = self.cores.iter_mut().find(|c| c.end() <= ready) {
             return core.reserve(ready, cost).1;
         }
-        let mut best = (Ns::MAX, 0);
+        let mut best = (Ns::MAX, 0, 0);
         for (i, core) in self.cores.iter().enumerate() {
-            let start = core.earliest(ready, cost);
+            let (start, at) = core.earliest(ready, cost);
             if start < best.0 {
-                best = (start, i);
+                best = (start, i, at);
                 if start == ready {
                     break;
                 }
             }
         }
-        self.cores[best.1].reserve(ready, cost).1
+        self.cores[best.1].book(best.0, best.2, cost).1
     }
 
     /// Read `n` LPNs from `lpn`, arriving at `now`. Returns when the last byte has reached the host.
@@ -203,9 +203,7 @@ impl Controller {
         while i < n {
             let len = chunk.min(n - i);
             admitted = self.buffer.admit(t, len * k);
-            for lpn in lpn + i..lpn + i + len {
-                self.ftl.write(lpn, k, &mut self.ops)?;
-            }
+            self.ftl.write_run(lpn + i, len, k, &mut self.ops)?;
             self.schedule(admitted);
             i += len;
         }

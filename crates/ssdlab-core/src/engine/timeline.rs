@@ -7,38 +7,52 @@
 //! keeps the busy intervals and lets a request use any idle gap that fits it.
 
 use super::Ns;
-use std::collections::VecDeque;
 
 /// Busy intervals kept at most (older ones are dropped: long finished in practice).
 const KEEP: usize = 4096;
 
 /// A resource's busy intervals (sorted, disjoint, touching ones merged): a reservation takes the first idle
 /// gap at or after its ready time that fits it.
+///
+/// The intervals live in a plain `Vec` whose first `head` entries are already dropped: searches index a
+/// contiguous slice (a `VecDeque` paid a wrap-around check on every probe of the binary search), and the
+/// dropped prefix is cut off once it is `KEEP` long, one move per `KEEP` reservations.
 #[derive(Clone, Debug, Default)]
 pub struct GapTimeline {
-    busy: VecDeque<(Ns, Ns)>,
+    busy: Vec<(Ns, Ns)>,
+    /// Entries of `busy` before this are dropped.
+    head: usize,
 }
 
 impl GapTimeline {
+    /// The kept busy intervals.
+    #[inline]
+    fn live(&self) -> &[(Ns, Ns)] {
+        &self.busy[self.head..]
+    }
+
     /// When the last reservation ends (0 if none).
     #[inline]
     pub fn end(&self) -> Ns {
-        self.busy.back().map_or(0, |&(_, e)| e)
+        self.live().last().map_or(0, |&(_, e)| e)
     }
 
-    /// When a reservation of `dur` ready at `ready` would start, without making it.
+    /// Where a reservation of `dur` ready at `ready` would go, without making it: its start and a
+    /// position to hand to [`GapTimeline::book`] (so that choosing among timelines, as the firmware
+    /// cores do, does not search the chosen one twice).
     #[inline]
-    pub fn earliest(&self, ready: Ns, dur: Ns) -> Ns {
-        self.find(ready, dur).0
+    pub fn earliest(&self, ready: Ns, dur: Ns) -> (Ns, usize) {
+        self.find(ready, dur)
     }
 
-    /// The start of the first idle gap at or after `ready` that fits `dur`, and the index of the first
-    /// busy interval after it.
+    /// The start of the first idle gap at or after `ready` that fits `dur`, and the index (in the kept
+    /// intervals) of the first busy interval after it.
     #[inline]
     fn find(&self, ready: Ns, dur: Ns) -> (Ns, usize) {
-        let mut i = self.first_ending_after(ready);
+        let live = self.live();
+        let mut i = first_ending_after(live, ready);
         let mut start = ready;
-        while let Some(&(s, e)) = self.busy.get(i) {
+        while let Some(&(s, e)) = live.get(i) {
             if start + dur <= s {
                 break;
             }
@@ -48,42 +62,18 @@ impl GapTimeline {
         (start, i)
     }
 
-    /// The index of the first busy interval ending after `ready`. Requests mostly land near the end of the
-    /// timeline (a few dozen future bookings behind thousands of finished ones), so gallop back from the
-    /// end and search only that tail: the cache lines near the end, not a binary search over the deque.
-    #[inline]
-    fn first_ending_after(&self, ready: Ns) -> usize {
-        let len = self.busy.len();
-        if self.end() <= ready {
-            return len;
-        }
-        let (mut lo, mut hi) = (len, len); // every interval from `hi` on ends after `ready`
-        let mut step = 8;
-        while lo > 0 {
-            lo = len.saturating_sub(step);
-            if self.busy[lo].1 <= ready {
-                break;
-            }
-            hi = lo;
-            step *= 2;
-        }
-        // the answer is in lo..=hi
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.busy[mid].1 <= ready {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
-    }
-
     pub fn reserve(&mut self, ready: Ns, dur: Ns) -> (Ns, Ns) {
         let (start, i) = self.find(ready, dur);
+        self.book(start, i, dur)
+    }
+
+    /// Make the reservation of `dur` that [`GapTimeline::earliest`] placed at (`start`, `i`), the timeline
+    /// unchanged since. Returns (start, end).
+    pub fn book(&mut self, start: Ns, i: usize, dur: Ns) -> (Ns, Ns) {
         let end = start + dur;
+        let (h, i) = (self.head, self.head + i);
         // Merge with the interval before (ends at start) and after (starts at end).
-        let before = i > 0 && self.busy[i - 1].1 == start;
+        let before = i > h && self.busy[i - 1].1 == start;
         let after = self.busy.get(i).is_some_and(|&(s, _)| s == end);
         match (before, after) {
             (true, true) => {
@@ -98,11 +88,39 @@ impl GapTimeline {
                 }
             }
         }
-        if self.busy.len() > KEEP {
-            self.busy.pop_front();
+        if self.busy.len() - self.head > KEEP {
+            self.head += 1;
+            if self.head >= KEEP {
+                self.busy.drain(..self.head);
+                self.head = 0;
+            }
         }
         (start, end)
     }
+}
+
+/// The index of the first interval of `busy` ending after `ready`. Requests mostly land near the end of
+/// the timeline (a few dozen future bookings behind thousands of finished ones), so gallop back from the
+/// end and binary-search only that tail: the cache lines near the end, not a search over all kept.
+#[inline]
+fn first_ending_after(busy: &[(Ns, Ns)], ready: Ns) -> usize {
+    let len = busy.len();
+    match busy.last() {
+        Some(&(_, e)) if e > ready => {}
+        _ => return len,
+    }
+    let (mut lo, mut hi) = (len, len); // every interval from `hi` on ends after `ready`
+    let mut step = 8;
+    while lo > 0 {
+        lo = len.saturating_sub(step);
+        if busy[lo].1 <= ready {
+            break;
+        }
+        hi = lo;
+        step *= 2;
+    }
+    // the answer is in lo..=hi
+    lo + busy[lo..hi].partition_point(|&(_, e)| e <= ready)
 }
 
 #[cfg(test)]
@@ -116,7 +134,7 @@ mod tests {
         assert_eq!(t.reserve(0, 60), (0, 60), "fits before the later reservation");
         assert_eq!(t.reserve(0, 60), (150, 210), "the 40 ns gap at 60..100 is too small");
         assert_eq!(t.reserve(60, 40), (60, 100), "an exact fit fills the gap");
-        assert_eq!(t.busy, VecDeque::from([(0, 210)]), "touching intervals merge");
+        assert_eq!(t.live(), [(0, 210)], "touching intervals merge");
     }
 
     #[test]
@@ -126,8 +144,46 @@ mod tests {
             t.reserve(k * 100, 50);
         }
         for ready in (0..31_000).step_by(7) {
-            let expected = t.busy.partition_point(|&(_, e)| e <= ready);
-            assert_eq!(t.first_ending_after(ready), expected, "ready {ready}");
+            let expected = t.live().partition_point(|&(_, e)| e <= ready);
+            assert_eq!(first_ending_after(t.live(), ready), expected, "ready {ready}");
+        }
+    }
+
+    #[test]
+    fn dropping_old_intervals_keeps_the_last_keep_as_a_plain_list_would() {
+        // the reference: every interval in a list, the oldest dropped past KEEP, a linear search
+        let mut reference: Vec<(Ns, Ns)> = Vec::new();
+        let mut t = GapTimeline::default();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for k in 0..3 * KEEP as u64 + 100 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (ready, dur) = ((k * 100).saturating_sub(x % 3000), 10 + x % 90);
+            let mut start = ready;
+            let mut i = 0;
+            while i < reference.len() && !(reference[i].1 > start && start + dur <= reference[i].0) {
+                if reference[i].1 > start {
+                    start = reference[i].1;
+                }
+                i += 1;
+            }
+            let i = reference.partition_point(|&(s, _)| s < start);
+            reference.insert(i, (start, start + dur));
+            // merge touching neighbours
+            let mut merged: Vec<(Ns, Ns)> = Vec::new();
+            for &(s, e) in &reference {
+                match merged.last_mut() {
+                    Some(last) if last.1 == s => last.1 = e,
+                    _ => merged.push((s, e)),
+                }
+            }
+            reference = merged;
+            if reference.len() > KEEP {
+                reference.remove(0);
+            }
+            assert_eq!(t.reserve(ready, dur), (start, start + dur), "reservation {k}");
+            assert_eq!(t.live(), &reference[..], "reservation {k}");
         }
     }
 }

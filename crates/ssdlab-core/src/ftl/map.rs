@@ -230,6 +230,34 @@ impl MapTable {
         }
     }
 
+    /// Point the `n` LPNs from `lpn` at one slot each from `first` on, the next entries of `block`, which
+    /// had `slots_before` slots written: [`MapTable::assign`] of each in turn. `invalidate` gets the old
+    /// location and size of each LPN that was mapped.
+    #[inline]
+    pub(super) fn assign_run(
+        &mut self,
+        lpn: Lpn,
+        n: u32,
+        first: Ppn,
+        block: u32,
+        slots_before: u32,
+        mut invalidate: impl FnMut(Ppn, u32),
+    ) {
+        for j in 0..n {
+            let i = (lpn + j) as usize;
+            let old = self.l2p.replace(i, first + j + 1).checked_sub(1);
+            let old_k = match &mut self.sizes {
+                Some(s) => u32::from(s.replace(i, 1)),
+                None => 1,
+            };
+            match old {
+                Some(p) => invalidate(p, old_k),
+                None => self.mapped += 1,
+            }
+        }
+        self.reverse[block as usize].push_run(lpn, n, 1, slots_before);
+    }
+
     /// Unmap `lpn`; returns its old location and size, if it was mapped.
     pub(super) fn unmap(&mut self, lpn: Lpn) -> Option<(Ppn, u32)> {
         let old = self.lookup(lpn)?;

@@ -367,6 +367,49 @@ impl Ftl {
         Ok(ppn)
     }
 
+    /// Map host writes of `n` consecutive LPNs from `lpn`, `slots` long each: the same as [`Ftl::write`]
+    /// of each in turn. The LPNs that only add to the open program unit (they neither complete it nor
+    /// reach the end of its block: `write` places and counts them, nothing else) are placed as one run,
+    /// the block's counts and reverse map booked once: a sequential write's per-page bookkeeping.
+    pub(crate) fn write_run(
+        &mut self,
+        lpn: Lpn,
+        n: u32,
+        slots: u32,
+        ops: &mut Vec<FlashOp>,
+    ) -> Result<(), FtlError> {
+        let mut i = 0;
+        while i < n {
+            let run = if slots == 1 { self.open_unit_room(n - i) } else { 0 };
+            if run == 0 {
+                self.write(lpn + i, slots, ops)?;
+                i += 1;
+                continue;
+            }
+            let u = self.host_units[self.cur_die as usize].as_mut().expect("room in an open unit");
+            let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
+            u.filled += run;
+            self.place_run(lpn + i, run, block, offset);
+            self.counters.host_lpns_written += u64::from(run);
+            self.counters.host_slots_written += u64::from(run);
+            if mode == CellMode::Slc {
+                self.counters.slc_slots_written += u64::from(run);
+            }
+            i += run;
+        }
+        Ok(())
+    }
+
+    /// How many of the next `n` one-slot LPNs [`Ftl::write`] would only place in the current die's open
+    /// unit: each leaves the unit short of full and its block short of its end (0: no unit open).
+    fn open_unit_room(&self, n: u32) -> u32 {
+        let Some(u) = &self.host_units[self.cur_die as usize] else { return 0 };
+        let cap = self.geo.capacity(u.mode);
+        let unit_left = self.geo.slots_per_program(u.mode).saturating_sub(u.filled + 1);
+        let block_left = cap.saturating_sub(self.pool.block(u.block).written.max(u.offset + u.filled) + 1);
+        n.min(unit_left).min(block_left)
+    }
+
     /// Program every partly filled host unit now, the rest of each unit padded (a flush or a FUA write:
     /// acknowledged data must reach flash). The next host data on that die starts a new unit.
     pub(crate) fn flush_open_units(&mut self, ops: &mut Vec<FlashOp>) {
@@ -449,6 +492,15 @@ impl Ftl {
             self.pool.invalidate(old, old_k);
         }
         ppn
+    }
+
+    /// Point the `n` LPNs from `lpn` at one slot each from (block, offset) on: [`Ftl::place`] of each in
+    /// turn, the block's counts and reverse map booked once.
+    fn place_run(&mut self, lpn: Lpn, n: u32, block: u32, offset: u32) {
+        let first = self.geo.ppn(block, offset);
+        let before = self.pool.add_valid(block, n);
+        let pool = &mut self.pool;
+        self.map.assign_run(lpn, n, first, block, before, |old, old_k| pool.invalidate(old, old_k));
     }
 
     fn close_if_full(&mut self, block: u32) {

@@ -33,23 +33,9 @@ impl ReverseMap {
                         return;
                     }
                 }
-                if runs.len() as u32 * 3 > slots_before + 16 {
-                    let mut lpns = Vec::with_capacity(slots_before as usize * 2);
-                    let mut sizes = Vec::new();
-                    let sized = k != 1 || runs.iter().any(|r| r.2 != 1);
-                    for &(first, n, size) in runs.iter() {
-                        lpns.extend(first..first + n);
-                        if sized {
-                            sizes.extend(std::iter::repeat_n(size, n as usize));
-                        }
-                    }
-                    lpns.push(lpn);
-                    if sized {
-                        sizes.push(k);
-                    }
-                    *self = ReverseMap::Dense { lpns, sizes };
-                } else {
+                if runs.len() as u32 * 3 <= slots_before + 16 {
                     runs.push((lpn, 1, k));
+                    return;
                 }
             }
             ReverseMap::Dense { lpns, sizes } => {
@@ -60,8 +46,51 @@ impl ReverseMap {
                 if !sizes.is_empty() {
                     sizes.push(k);
                 }
+                return;
             }
         }
+        self.push_as_dense(lpn, k, slots_before);
+    }
+
+    /// Record the `n` consecutive LPNs from `lpn`, `k` slots each: [`ReverseMap::push`] of each in turn
+    /// (after the first, each extends the run it started, or joins the dense arrays).
+    #[inline]
+    pub(super) fn push_run(&mut self, lpn: u32, n: u32, k: u8, slots_before: u32) {
+        if n == 0 {
+            return;
+        }
+        self.push(lpn, k, slots_before);
+        match self {
+            ReverseMap::Runs(runs) => runs.last_mut().expect("pushed above").1 += n - 1,
+            ReverseMap::Dense { lpns, sizes } => {
+                lpns.extend(lpn + 1..lpn + n);
+                if !sizes.is_empty() {
+                    sizes.extend(std::iter::repeat_n(k, n as usize - 1));
+                }
+            }
+        }
+    }
+
+    /// Runs stopped paying for themselves: switch to dense arrays, then record `lpn`. Out of line, so
+    /// that `push`, inlined into every host write's mapping, stays small.
+    #[cold]
+    #[inline(never)]
+    fn push_as_dense(&mut self, lpn: u32, k: u8, slots_before: u32) {
+        let ReverseMap::Runs(runs) = self else { unreachable!("only runs turn dense") };
+        let mut lpns = Vec::with_capacity(slots_before as usize * 2);
+        let mut sizes = Vec::new();
+        let sized = k != 1 || runs.iter().any(|r| r.2 != 1);
+        for &(first, n, size) in runs.iter() {
+            lpns.extend(first..first + n);
+            if sized {
+                sizes.extend(std::iter::repeat_n(size, n as usize));
+            }
+        }
+        lpns.push(lpn);
+        if sized {
+            sizes.push(k);
+        }
+        *self = ReverseMap::Dense { lpns, sizes };
     }
 
     /// Bytes the map holds on the heap.

@@ -192,6 +192,67 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED),
+        ..ProptestConfig::with_cases(48)
+    })]
+    /// `write_run` is `write` of each LPN in turn: the same flash operations and the same FTL state,
+    /// through SLC and native units, padding, folding and GC. (No flushes here: a unit flushed part-filled
+    /// mid-block trips GC's debug check that a collected victim has no valid data left, with plain
+    /// `write` too; the reverse map takes offsets as the running sum of entry sizes, which that padding
+    /// breaks. Reported, not changed here.)
+    #[test]
+    fn a_run_of_writes_is_the_writes_one_by_one(
+        script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, compressed: bool,
+        fold_fills in prop_oneof![Just((1.0f64, 1.0f64)), Just((0.3, 0.6))],
+    ) {
+        let slot_bytes = if compressed { 256 } else { 4096 };
+        let spec = Small { op_pct, slc, slot_bytes, fold_fills, ..Small::default() };
+        let (mut one, mut run) = (small_ftl(spec), small_ftl(spec));
+        let n = one.user_lpns();
+        let (mut ops_one, mut ops_run) = (Vec::new(), Vec::new());
+        // the drive written full twice first: GC is running when the script starts
+        // (compressed: as incompressible data, 18 slots an LPN, else the drive is far from full)
+        let full = if compressed { 18 } else { 1 };
+        for _ in 0..2 {
+            for l in 0..n {
+                one.write(l, full, &mut ops_one).unwrap();
+            }
+            run.write_run(0, n, full, &mut ops_run).unwrap();
+        }
+        for pass in 0..3 {
+            for op in &script {
+                match *op {
+                    Op::Write { lpn, len, k } => {
+                        // one-slot entries take the run path; compressed drives also see larger ones
+                        let k = if compressed && pass == 1 { k } else { 1 };
+                        let first = lpn % n;
+                        let len = len.min(n - first);
+                        for l in first..first + len {
+                            one.write(l, k, &mut ops_one).unwrap();
+                        }
+                        run.write_run(first, len, k, &mut ops_run).unwrap();
+                    }
+                    Op::Trim { lpn, len } => {
+                        for l in (lpn % n)..((lpn % n) + len).min(n) {
+                            one.trim(l);
+                            run.trim(l);
+                        }
+                    }
+                }
+                prop_assert_eq!(&ops_one, &ops_run);
+            }
+        }
+        prop_assert!(run.counters().gc_blocks_erased > 0, "the script must exercise GC");
+        // (the states as text: equal FTLs print the same; the text is too long for an assert_eq message)
+        prop_assert!(format!("{one:?}") == format!("{run:?}"), "the two FTLs differ");
+        if let Err(e) = run.check_invariants() {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
 #[test]
 fn gc_copies_stay_on_their_die_and_erase_counts_rise() {
     let mut ftl = small_ftl(Small { dies: 2, blocks: 16, slc: true, ..Small::default() });

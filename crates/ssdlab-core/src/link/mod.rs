@@ -6,6 +6,13 @@
 
 use crate::config::{LinkConfig, LinkKind};
 use crate::engine::{transfer_ns, GapTimeline, Ns};
+use std::sync::Arc;
+
+/// Sizes whose wire time [`Link`] keeps worked out: multiples of 4 bytes up to 4 KiB (map entries from the
+/// HMB) and of 4 KiB up to 1 MiB (host data, map pages).
+const WORD: u64 = 4;
+const PAGE: u64 = 4096;
+const TABLE_PAGES: u64 = 256;
 
 /// Direction of a data transfer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +35,11 @@ pub struct Link {
     full_duplex: bool,
     /// Busy time per direction (one shared lane for half-duplex SATA).
     lanes: [GapTimeline; 2],
+    /// [`Link::wire_ns`] of every `k * WORD` bytes up to a page, then of every `k * PAGE` bytes up to
+    /// `TABLE_PAGES` pages: each costs a float multiply, a libm `ceil` and a division otherwise, on every
+    /// transfer (the same function fills the table, so the times are the same).
+    wire_words: Arc<[Ns]>,
+    wire_pages: Arc<[Ns]>,
     /// Commands the device accepts at once.
     pub queue_depth_limit: u32,
 }
@@ -43,7 +55,7 @@ impl Link {
             (LinkKind::Sata, _) => (6.0e9, 8.0, 10.0),
         };
         let wire = gt_per_s_per_lane * f64::from(c.lanes) * enc_num / enc_den / 8.0;
-        Link {
+        let mut link = Link {
             wire_bytes_per_s: wire.round() as u64,
             max_payload: c.max_payload_bytes.into(),
             frame_overhead: c.frame_overhead_bytes.into(),
@@ -51,12 +63,30 @@ impl Link {
             latency_ns: c.latency_ns,
             full_duplex: c.kind == LinkKind::Pcie,
             lanes: Default::default(),
+            wire_words: Arc::new([]),
+            wire_pages: Arc::new([]),
             queue_depth_limit: c.queue_depth_limit,
-        }
+        };
+        link.wire_words = (0..=PAGE / WORD).map(|k| link.compute_wire_ns(k * WORD)).collect();
+        link.wire_pages = (0..=TABLE_PAGES).map(|k| link.compute_wire_ns(k * PAGE)).collect();
+        link
     }
 
     /// Wire time of a transfer of `bytes` payload, excluding queueing and latency.
+    #[inline]
     pub fn wire_ns(&self, bytes: u64) -> Ns {
+        let table = if bytes <= PAGE {
+            (&self.wire_words, bytes / WORD, bytes % WORD)
+        } else {
+            (&self.wire_pages, bytes / PAGE, bytes % PAGE)
+        };
+        match table {
+            (t, k, 0) if k < t.len() as u64 => t[k as usize],
+            _ => self.compute_wire_ns(bytes),
+        }
+    }
+
+    fn compute_wire_ns(&self, bytes: u64) -> Ns {
         let frames = bytes.div_ceil(self.max_payload);
         let on_wire = (bytes + frames * self.frame_overhead) as f64 * (1.0 + self.flow_control_pct / 100.0);
         transfer_ns(on_wire.ceil() as u64, self.wire_bytes_per_s)
@@ -125,6 +155,16 @@ mod tests {
         let a = l.transfer(Direction::Up, 0, 8192);
         let b = l.transfer(Direction::Down, 0, 8192);
         assert_eq!(b, 2 * a, "a write waits for the read on a half-duplex link");
+    }
+
+    #[test]
+    fn the_wire_time_table_holds_what_the_formula_gives() {
+        for c in [pcie(3, 4), pcie(1, 1)] {
+            let l = Link::new(&c);
+            for bytes in (0..=2 * TABLE_PAGES * PAGE).step_by(4).chain([1, 5, 4097, 3 << 30]) {
+                assert_eq!(l.wire_ns(bytes), l.compute_wire_ns(bytes), "{bytes} bytes");
+            }
+        }
     }
 
     #[test]

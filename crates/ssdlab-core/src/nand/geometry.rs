@@ -10,8 +10,45 @@ use crate::config::NandConfig;
 /// one page index on every plane before the next page index.
 pub type Ppn = u32;
 
+/// Division of a `u32` by a divisor fixed when the geometry is made, as a multiply and a shift (Lemire,
+/// Kaser and Kurz, "Faster remainder by direct computation", 2019: with `m = ceil(2^64 / d)` the quotient
+/// is exact for every 32-bit numerator). The address arithmetic runs several times per 4 KiB page; a
+/// hardware divide there was a visible share of a fill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Divisor {
+    d: u32,
+    /// ceil(2^64 / d); 0 for d = 1 (2^64 does not fit: the quotient is the numerator).
+    m: u64,
+}
+
+impl Divisor {
+    fn new(d: u32) -> Self {
+        assert!(d > 0, "a geometry divisor is positive (validated config)");
+        Divisor { d, m: if d == 1 { 0 } else { (u64::MAX / u64::from(d)).wrapping_add(1) } }
+    }
+
+    #[inline]
+    fn div(self, n: u32) -> u32 {
+        if self.m == 0 {
+            n
+        } else {
+            ((u128::from(self.m) * u128::from(n)) >> 64) as u32
+        }
+    }
+
+    /// (quotient, remainder)
+    #[inline]
+    fn div_rem(self, n: u32) -> (u32, u32) {
+        let q = self.div(n);
+        (q, n - q * self.d)
+    }
+}
+
 /// The shape of the flash. A "block" here is the multi-plane block (the same block index on every plane of
 /// a die), the unit the FTL allocates, garbage-collects and erases.
+///
+/// Besides the public shape it keeps the derived sizes and divisors the address arithmetic uses on every
+/// page, worked out once in [`Geometry::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     /// Channels.
@@ -34,12 +71,37 @@ pub struct Geometry {
     pub native_pages_per_program: u32,
     /// Bytes of one plane page.
     pub page_bytes: u64,
+    /// slots_per_block(), capacity(Slc), slots_per_program([Native, Slc]).
+    spb: u32,
+    slc_capacity: u32,
+    spp: [u32; 2],
+    by_channels: Divisor,
+    by_blocks_per_die: Divisor,
+    by_spb: Divisor,
+    by_slots_per_page: Divisor,
+    by_planes: Divisor,
+    /// planes * slots_per_page: slots of one page index.
+    by_page_slots: Divisor,
 }
 
 impl Geometry {
     /// The geometry `c` describes, allocating in slots of `slot_bytes`.
     pub fn new(c: &NandConfig, slot_bytes: u32) -> Self {
+        let slots_per_page = c.page_size_kib * 1024 / slot_bytes;
+        let bits_per_cell = c.cell.bits_per_cell();
+        let native_pages_per_program = if c.one_shot_program { bits_per_cell } else { 1 };
+        let page_slots = c.planes_per_die * slots_per_page;
+        let spb = c.pages_per_block * page_slots;
         Geometry {
+            spb,
+            slc_capacity: spb / bits_per_cell,
+            spp: [native_pages_per_program * page_slots, page_slots],
+            by_channels: Divisor::new(c.channels),
+            by_blocks_per_die: Divisor::new(c.blocks_per_plane),
+            by_spb: Divisor::new(spb),
+            by_slots_per_page: Divisor::new(slots_per_page),
+            by_planes: Divisor::new(c.planes_per_die),
+            by_page_slots: Divisor::new(page_slots),
             channels: c.channels,
             dies: c.channels * c.dies_per_channel,
             planes: c.planes_per_die,
@@ -56,7 +118,7 @@ impl Geometry {
     /// Dies are striped channel-first: die `d` hangs on channel `d % channels`.
     #[inline]
     pub fn channel_of(&self, die: u32) -> u32 {
-        die % self.channels
+        self.by_channels.div_rem(die).1
     }
 
     /// Multi-plane blocks on the whole drive.
@@ -65,15 +127,17 @@ impl Geometry {
     }
 
     /// 4 KiB slots in one multi-plane block at its native density (the address space of a block).
+    #[inline]
     pub fn slots_per_block(&self) -> u32 {
-        self.pages_per_block * self.planes * self.slots_per_page
+        self.spb
     }
 
     /// Slots a block holds in `mode`: an SLC-mode block stores one bit per cell.
+    #[inline]
     pub fn capacity(&self, mode: CellMode) -> u32 {
         match mode {
-            CellMode::Native => self.slots_per_block(),
-            CellMode::Slc => self.slots_per_block() / self.bits_per_cell,
+            CellMode::Native => self.spb,
+            CellMode::Slc => self.slc_capacity,
         }
     }
 
@@ -86,8 +150,12 @@ impl Geometry {
     }
 
     /// 4 KiB slots in one program unit (all planes x pages per program).
+    #[inline]
     pub fn slots_per_program(&self, mode: CellMode) -> u32 {
-        self.pages_per_program(mode) * self.planes * self.slots_per_page
+        match mode {
+            CellMode::Native => self.spp[0],
+            CellMode::Slc => self.spp[1],
+        }
     }
 
     /// Slots on the whole drive.
@@ -98,34 +166,62 @@ impl Geometry {
     /// The die `block` is on.
     #[inline]
     pub fn die_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_die
+        self.by_blocks_per_die.div(block)
     }
 
     /// The slot at `offset` in `block`.
     #[inline]
     pub fn ppn(&self, block: u32, offset: u32) -> Ppn {
-        block * self.slots_per_block() + offset
+        block * self.spb + offset
     }
 
     /// The block slot `ppn` is in.
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.slots_per_block()
+        self.by_spb.div(ppn)
     }
 
     /// Page index within its block of slot `offset`.
     #[inline]
     pub fn page_of(&self, offset: u32) -> u32 {
-        offset / (self.planes * self.slots_per_page)
+        self.by_page_slots.div(offset)
     }
 
     /// (block, page index within the block, plane) of a slot.
     #[inline]
     pub fn locate(&self, ppn: Ppn) -> (u32, u32, u32) {
-        let spb = self.slots_per_block();
-        let block = ppn / spb;
-        let off = ppn % spb;
-        let plane_page = off / self.slots_per_page;
-        (block, plane_page / self.planes, plane_page % self.planes)
+        let (block, off) = self.by_spb.div_rem(ppn);
+        let plane_page = self.by_slots_per_page.div(off);
+        let (page, plane) = self.by_planes.div_rem(plane_page);
+        (block, page, plane)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_divisor_divides_exactly_as_the_hardware_does() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        let divisors =
+            [1, 2, 3, 4, 5, 6, 7, 8, 12, 24, 96, 120, 1918, 4608, 27_648, 55_296, 1 << 20, 1 << 31];
+        let random: Vec<u32> = (0..400).map(|_| next()).collect();
+        let random_divisors = random.chunks(2).map(|p| p[0] >> (p[1] % 32)).filter(|&d| d > 0);
+        for d in divisors.into_iter().chain(random_divisors) {
+            let div = Divisor::new(d);
+            for n in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX]
+                .into_iter()
+                .chain((0..2000).map(|_| next()))
+            {
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
+        }
     }
 }
