@@ -95,6 +95,13 @@ def configurations() -> tuple[list[Config], list[str]]:
     # write buffer power-loss protected (flush and FUA free).
     if _get(base, "controller.data_path.ldpc_mbps"):
         candidates.append(Config("LDPC decoder unlimited", {"controller.data_path.ldpc_mbps": 0.0}))
+    if _get(base, "controller.data_path.ldpc_encode_mbps"):
+        candidates.append(Config("LDPC encoder unlimited", {"controller.data_path.ldpc_encode_mbps": 0.0}))
+    # The read pipeline: cache read (the next sense during the data-out) and independent plane reads.
+    if _get(base, "nand.cache_read") is False:
+        candidates.append(Config("cache read on", {"nand.cache_read": True}))
+    if _get(base, "nand.independent_plane_read"):
+        candidates.append(Config("plane reads off", {"nand.independent_plane_read": False}))
     if _get(base, "controller.write_path.commit_ns"):
         candidates.append(Config("write commit free", {"controller.write_path.commit_ns": 0}))
     if _get(base, "controller.write_path.power_loss_protection") is False:
@@ -102,15 +109,19 @@ def configurations() -> tuple[list[Config], list[str]]:
             Config("power-loss protection on", {"controller.write_path.power_loss_protection": True})
         )
     # Suspension: the opposite of the preset's setting (on, if the preset has no such section).
+    # (Suspension schedules whole dies: plane reads go off with it.)
     suspend = not bool(_get(base, "nand.suspension.enabled"))
+    no_plane_reads = {"nand.independent_plane_read": False} if suspend else {}
     candidates.append(
-        Config(f"suspension {'on' if suspend else 'off'}", {"nand.suspension.enabled": suspend})
+        Config(
+            f"suspension {'on' if suspend else 'off'}", {"nand.suspension.enabled": suspend, **no_plane_reads}
+        )
     )
     if suspend:
         candidates.append(
             Config(
                 "suspension + read priority on",
-                {"nand.suspension.enabled": True, "nand.suspension.read_priority": True},
+                {"nand.suspension.enabled": True, "nand.suspension.read_priority": True, **no_plane_reads},
             )
         )
     policy = _get(base, "ftl.gc_policy")
