@@ -85,3 +85,13 @@ def test_full_size_worst_reads_match_published() -> None:
     assert off.read_max_us == pytest.approx(p["max_lat_us_no_suspend"], rel=0.10)
     assert on.read_max_us == pytest.approx(p["max_lat_us_suspend"], rel=0.10)
     assert on.read_avg_us < off.read_avg_us
+
+
+def test_a_drive_with_plane_reads_runs_both_halves_without_them() -> None:
+    # bg4-128gb reads planes independently, which suspension cannot be combined with: the mix turns
+    # plane reads off in both halves (before, its suspension-on half was a config error)
+    drive = ssdlab.Drive.from_preset("bg4-128gb", capacity_gb=8)
+    assert tomllib.loads(drive.config_toml())["nand"]["independent_plane_read"] is True
+    res = run_dbmix(drive, runtime="0.1s", cases=["2r1w_1thread"])
+    assert [r.suspension for r in res.rows] == [False, True]
+    assert all(r.read_iops > 0 for r in res.rows)

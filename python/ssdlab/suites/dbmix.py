@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -210,6 +211,8 @@ def run_dbmix(
 
     ``drive`` itself is left alone: two drives are built from its full config (with
     ``nand.suspension.enabled`` false and true), preconditioned, and each case runs on a clone.
+    Suspension schedules whole dies, so a drive with independent plane reads runs both halves without
+    them: the two differ in suspension alone.
 
     Parameters
     ----------
@@ -234,6 +237,7 @@ def run_dbmix(
     if runtime_ns <= 0:
         raise workload_error("runtime", "must be above 0", runtime)
     text = drive.config_toml()
+    whole_dies = {"nand.independent_plane_read": False} if _plane_reads(text) else {}
     total = 2 * (1 + len(names))
     done = 0
 
@@ -245,7 +249,7 @@ def run_dbmix(
     for susp in (False, True):
         label = "on" if susp else "off"
         tick(f"preconditioning (suspension {label})")
-        base = Drive.from_toml_str(text, set={"nand.suspension.enabled": susp})
+        base = Drive.from_toml_str(text, set={"nand.suspension.enabled": susp, **whole_dies})
         _precondition(base, random_fraction, seed)
         done += 1
         for name in names:
@@ -323,3 +327,8 @@ register(
         headline=headline,
     )
 )
+
+
+def _plane_reads(config_toml: str) -> bool:
+    """Whether a drive's config turns on independent plane reads."""
+    return bool(tomllib.loads(config_toml).get("nand", {}).get("independent_plane_read", False))
