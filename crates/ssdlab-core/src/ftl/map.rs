@@ -258,6 +258,11 @@ impl MapTable {
         self.reverse[block as usize].push_run(lpn, n, 1, slots_before);
     }
 
+    /// Leave the next `n` slots of `block` empty (a program unit flushed part-filled).
+    pub(super) fn skip(&mut self, block: u32, n: u32) {
+        self.reverse[block as usize].skip(n);
+    }
+
     /// Unmap `lpn`; returns its old location and size, if it was mapped.
     pub(super) fn unmap(&mut self, lpn: Lpn) -> Option<(Ppn, u32)> {
         let old = self.lookup(lpn)?;

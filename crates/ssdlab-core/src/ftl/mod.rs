@@ -129,7 +129,8 @@ pub(crate) struct FtlCounters {
     /// Blocks retired at their P/E limit.
     pub grown_bad_blocks: u64,
     pub trimmed_slots: u64,
-    /// Slots left empty at the end of blocks because the next compressed entry did not fit.
+    /// Slots left empty: at the end of blocks (the next compressed entry did not fit) and in units flushed
+    /// part-filled.
     pub padded_slots: u64,
 }
 
@@ -419,7 +420,10 @@ impl Ftl {
                 continue;
             }
             let pad = self.geo.slots_per_program(u.mode).saturating_sub(u.filled);
+            // the padding sits mid-block when more units follow: the reverse map records it as a gap, so
+            // that GC finds the entries after it at their true offsets
             self.pool.skip(u.block, pad);
+            self.map.skip(u.block, pad);
             self.counters.padded_slots += u64::from(pad);
             ops.push(FlashOp::Program {
                 block: u.block,

@@ -5,14 +5,20 @@
 //! which LPN went where as runs of consecutive LPNs of equal size (a sequential fill costs 12 bytes per
 //! run, not 4 bytes per slot), switching to dense arrays once runs stop paying for themselves. A
 //! whole-drive fill of 1 TB thus needs the 1 GB page map and little else.
+//!
+//! Slots left empty inside a block (a program unit flushed part-filled, padded, with more data written
+//! after it) are recorded too, as a gap, so that the offsets of the entries after it stay right.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum ReverseMap {
-    /// (first LPN, count, slots each) for consecutive LPNs.
+    /// (first LPN, count, slots each) for consecutive LPNs; (_, n, 0) is a gap of n empty slots.
     Runs(Vec<(u32, u32, u8)>),
-    /// One LPN per entry; `sizes` is empty while every entry is one slot.
+    /// One LPN per entry, [`GAP`] for an empty slot; `sizes` is empty while every entry is one slot.
     Dense { lpns: Vec<u32>, sizes: Vec<u8> },
 }
+
+/// The LPN of an empty slot in [`ReverseMap::Dense`] (no LPN is this large: the L2P stores PPN + 1 in a u32).
+const GAP: u32 = u32::MAX;
 
 impl Default for ReverseMap {
     fn default() -> Self {
@@ -71,6 +77,24 @@ impl ReverseMap {
         }
     }
 
+    /// Record `n` empty slots as the next entries: the rest of a program unit flushed part-filled, padded
+    /// in the middle of the block. (Padding that ends a block needs no record: nothing follows it.)
+    pub(super) fn skip(&mut self, n: u32) {
+        if n == 0 {
+            return;
+        }
+        match self {
+            // size 0 never matches a pushed entry's, so no LPN joins this run
+            ReverseMap::Runs(runs) => runs.push((0, n, 0)),
+            ReverseMap::Dense { lpns, sizes } => {
+                lpns.extend(std::iter::repeat_n(GAP, n as usize));
+                if !sizes.is_empty() {
+                    sizes.extend(std::iter::repeat_n(1, n as usize));
+                }
+            }
+        }
+    }
+
     /// Runs stopped paying for themselves: switch to dense arrays, then record `lpn`. Out of line, so
     /// that `push`, inlined into every host write's mapping, stays small.
     #[cold]
@@ -79,11 +103,16 @@ impl ReverseMap {
         let ReverseMap::Runs(runs) = self else { unreachable!("only runs turn dense") };
         let mut lpns = Vec::with_capacity(slots_before as usize * 2);
         let mut sizes = Vec::new();
-        let sized = k != 1 || runs.iter().any(|r| r.2 != 1);
+        let sized = k != 1 || runs.iter().any(|r| r.2 > 1);
         for &(first, n, size) in runs.iter() {
-            lpns.extend(first..first + n);
+            if size == 0 {
+                // a gap: one empty slot per entry
+                lpns.extend(std::iter::repeat_n(GAP, n as usize));
+            } else {
+                lpns.extend(first..first + n);
+            }
             if sized {
-                sizes.extend(std::iter::repeat_n(size, n as usize));
+                sizes.extend(std::iter::repeat_n(size.max(1), n as usize));
             }
         }
         lpns.push(lpn);
@@ -101,17 +130,23 @@ impl ReverseMap {
         }
     }
 
-    /// Visit (slot offset, LPN, slots) for every entry in write order. (Padding only ever ends a block,
-    /// so offsets are the running sum of entry sizes.)
+    /// Visit (slot offset, LPN, slots) for every entry in write order, gaps left out. (Offsets are the
+    /// running sum of entry and gap sizes.)
     pub(super) fn for_each(&self, mut f: impl FnMut(u32, u32, u32)) {
         let mut off = 0;
         let mut emit = |lpn: u32, k: u32| {
-            f(off, lpn, k);
+            if lpn != GAP {
+                f(off, lpn, k);
+            }
             off += k;
         };
         match self {
             ReverseMap::Runs(runs) => {
                 for &(first, n, k) in runs {
+                    if k == 0 {
+                        emit(GAP, n);
+                        continue;
+                    }
                     for i in 0..n {
                         emit(first + i, u32::from(k));
                     }
@@ -171,5 +206,37 @@ mod tests {
         assert!(matches!(m, ReverseMap::Dense { .. }));
         assert_eq!(collect(&m)[2], (10, 3, 9));
         assert_eq!(collect(&m)[3], (19, 1009, 2));
+    }
+
+    #[test]
+    fn a_gap_moves_the_entries_after_it_on_as_runs_and_as_dense_arrays() {
+        // a unit flushed with 2 of its slots filled and 6 padded, then the next unit
+        let mut m = ReverseMap::default();
+        m.push_run(10, 2, 1, 0);
+        m.skip(6);
+        m.push_run(12, 3, 1, 8);
+        assert_eq!(m, ReverseMap::Runs(vec![(10, 2, 1), (0, 6, 0), (12, 3, 1)]));
+        assert_eq!(collect(&m), vec![(0, 10, 1), (1, 11, 1), (8, 12, 1), (9, 13, 1), (10, 14, 1)]);
+        // scattered LPNs turn it dense: the gap and the offsets stay
+        for i in 0..100 {
+            m.push(1000 + i * 7, 1, 11 + i);
+        }
+        assert!(matches!(m, ReverseMap::Dense { ref sizes, .. } if sizes.is_empty()));
+        let got = collect(&m);
+        assert_eq!(&got[..3], &[(0, 10, 1), (1, 11, 1), (8, 12, 1)]);
+        assert_eq!(got[5], (11, 1000, 1));
+        // a gap in dense arrays, then sized entries
+        m.skip(3);
+        m.push(5, 4, 114);
+        assert_eq!(collect(&m).last(), Some(&(114, 5, 4)));
+        // sized runs with a gap, turned dense
+        let mut m = ReverseMap::default();
+        m.push(7, 5, 0);
+        m.skip(3);
+        for i in 0..100 {
+            m.push(1000 + i * 3, 2, 8 + 2 * i);
+        }
+        assert!(matches!(m, ReverseMap::Dense { ref sizes, .. } if !sizes.is_empty()));
+        assert_eq!(&collect(&m)[..2], &[(0, 7, 5), (8, 1000, 2)]);
     }
 }
