@@ -141,3 +141,31 @@ fn without_power_loss_protection_gc_of_blocks_flushed_mid_way_keeps_every_last_w
         assert_eq!(d.read_data(lpn * 4096, 4096).unwrap(), page(lpn, last[lpn as usize]), "LPN {lpn}");
     }
 }
+
+/// A FUA write without power-loss protection programs its die's open unit part-filled; the next write
+/// stripes on to the next die, as after a unit that filled. Every die takes its share of a FUA-only
+/// sequential fill (before, every write went back to die 0, which ran out of space while the rest stood
+/// empty).
+#[test]
+fn fua_writes_stripe_over_every_die() {
+    let mut d = drive(
+        "bg4-128gb",
+        &[
+            ("nand.pages_per_block", "96"),
+            ("nand.blocks_per_plane", "40"),
+            ("ftl.user_capacity_gb", "0.35"),
+            ("ftl.slc_cache.static_gb", "0.02"),
+        ],
+    );
+    let lpns = d.capacity_bytes() / 4096;
+    for lpn in 0..lpns * 9 / 10 {
+        let cmd = Command { fua: true, ..Command::new(Op::Write, lpn * 4096, 4096) };
+        d.submit(cmd).unwrap();
+        while d.advance_to_next_completion().is_some() {
+            while d.poll().is_some() {}
+        }
+    }
+    let busy = d.controller().nand.die_busy_ns();
+    let (lo, hi) = (*busy.iter().min().unwrap(), *busy.iter().max().unwrap());
+    assert!(lo > 0 && hi < 2 * lo, "every die programs its share: busy ns {busy:?}");
+}

@@ -414,6 +414,12 @@ impl Ftl {
     /// Program every partly filled host unit now, the rest of each unit padded (a flush or a FUA write:
     /// acknowledged data must reach flash). The next host data on that die starts a new unit.
     pub(crate) fn flush_open_units(&mut self, ops: &mut Vec<FlashOp>) {
+        // The die being filled had its unit programmed: the next host data stripes on to the next die, as
+        // after a unit that filled. (Staying put sent every write of a flush- or FUA-heavy workload to one
+        // die: no die parallelism, and that die ran out of space while the others stood empty.)
+        if self.host_units[self.cur_die as usize].as_ref().is_some_and(|u| u.filled > 0) {
+            self.cur_die = self.pool.next_host_die(self.cur_die);
+        }
         for die in 0..self.host_units.len() {
             let Some(u) = self.host_units[die].take() else { continue };
             if u.filled == 0 {
