@@ -689,7 +689,7 @@ impl Drive {
                     }
                 }
             }
-            self.submit(rec.cmd)?;
+            self.submit_unread(rec.cmd)?;
         }
         while self.advance_to_next_completion().is_some() {
             drain(self, &mut stats);
@@ -731,7 +731,7 @@ impl Drive {
                 break;
             }
             let io = jb.next_io();
-            self.submit(Command { tag: u64::from(index), ..io })?;
+            self.submit_unread(Command { tag: u64::from(index), ..io })?;
             bytes += io.len;
             jb.outstanding += 1;
             if !jb.paced() && w.thinktime_ns > 0 && jb.think_due() {
@@ -756,6 +756,21 @@ impl Drive {
     /// `data` (zeros when `None`), a read's data is kept for [`Drive::take_read_data`] and a trim drops
     /// its pages; with data off `data` is ignored. `data` must be as long as the write.
     pub fn submit_with_data(&mut self, cmd: Command, data: Option<&[u8]>) -> Result<u64, SimError> {
+        self.submit_inner(cmd, data, true)
+    }
+
+    /// A command of a run or a replay: nobody takes a read's data, so it is checked (CRC) but not copied
+    /// out and kept (kept, every read of a run would stay in memory).
+    fn submit_unread(&mut self, cmd: Command) -> Result<u64, SimError> {
+        self.submit_inner(cmd, None, false)
+    }
+
+    fn submit_inner(
+        &mut self,
+        cmd: Command,
+        data: Option<&[u8]>,
+        keep_read_data: bool,
+    ) -> Result<u64, SimError> {
         let now = self.now;
         if self.powered_off {
             return Err(WorkloadError::new("power", "the drive is off: power_on() first", cmd.op).into());
@@ -835,11 +850,12 @@ impl Drive {
                         store.forget_durable(|l| self.ctl.is_volatile(l, now));
                     }
                 }
-                (Op::Read, _) => {
+                (Op::Read, _) if keep_read_data => {
                     let mut out = Vec::new();
                     self.host.data_integrity_errors += store.read(lpn, n, &mut out);
                     self.read_payloads.insert(id, out);
                 }
+                (Op::Read, _) => self.host.data_integrity_errors += store.check(lpn, n),
                 (Op::Trim, _) => store.trim(lpn, n),
                 (Op::Flush, _) => {}
             }

@@ -82,6 +82,26 @@ fn keeping_data_changes_no_timing() {
 }
 
 #[test]
+fn a_run_checks_its_reads_but_keeps_none_of_their_data() {
+    // nobody takes a run's read data: kept, every read of the run would stay in memory
+    let mut d = small();
+    d.enable_data();
+    for lpn in 0..64 {
+        write(&mut d, lpn, &pattern(lpn, 1));
+    }
+    drain(&mut d);
+    assert!(d.data_store_mut().unwrap().corrupt(5, 9));
+    let w =
+        Workload { rw: Rw::RandRead, iodepth: 8, size: 64 * PAGE, io_size: 4 << 20, ..Workload::default() };
+    let r = run(&mut d, w);
+    assert!(r.stats.read.ios >= 1024);
+    let next = d.submit(Command::new(Op::Flush, 0, 0)).unwrap();
+    assert!((0..next).all(|id| d.take_read_data(id).is_none()), "no read of the run left its data behind");
+    // the corrupted page was read, and each read of it counted, as a stepped read counts it
+    assert!(d.counters()[ssdlab_core::Counter::data_integrity_errors] >= 1.0);
+}
+
+#[test]
 fn a_corrupted_page_is_counted_as_a_data_integrity_error() {
     let mut d = small();
     d.enable_data();
