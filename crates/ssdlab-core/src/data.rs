@@ -30,6 +30,13 @@ struct Page {
     crc: u32,
 }
 
+impl Page {
+    /// Whether the bytes still match the CRC taken when they were written.
+    fn intact(&self) -> bool {
+        crc32fast::hash(&self.bytes) == self.crc
+    }
+}
+
 /// The data of the pages that hold any, by LPN.
 #[derive(Clone, Debug, Default)]
 pub struct DataStore {
@@ -103,7 +110,7 @@ impl DataStore {
         for l in lpn..lpn + n {
             match self.pages.get(&l) {
                 Some(p) => {
-                    if crc32fast::hash(&p.bytes) != p.crc {
+                    if !p.intact() {
                         bad += 1;
                     }
                     out.extend_from_slice(&p.bytes);
@@ -118,10 +125,7 @@ impl DataStore {
     /// Check the CRC of `n` stored pages from `lpn` without copying them (a read whose data nobody takes).
     /// Returns how many failed it, as [`DataStore::read`] does.
     pub fn check(&mut self, lpn: u32, n: u32) -> u64 {
-        let bad = (lpn..lpn + n)
-            .filter_map(|l| self.pages.get(&l))
-            .filter(|p| crc32fast::hash(&p.bytes) != p.crc)
-            .count() as u64;
+        let bad = (lpn..lpn + n).filter_map(|l| self.pages.get(&l)).filter(|p| !p.intact()).count() as u64;
         self.integrity_errors += bad;
         bad
     }

@@ -7,6 +7,19 @@ use common::*;
 use ssdlab_core::link::Link;
 use ssdlab_core::{Command, Counter, Drive, Op};
 
+/// bg4-128gb shrunk to 0.35 GB (96-page blocks, 40 a plane): small enough to fill and collect often.
+fn small_bg4() -> Drive {
+    drive(
+        "bg4-128gb",
+        &[
+            ("nand.pages_per_block", "96"),
+            ("nand.blocks_per_plane", "40"),
+            ("ftl.user_capacity_gb", "0.35"),
+            ("ftl.slc_cache.static_gb", "0.02"),
+        ],
+    )
+}
+
 /// Latency of one command submitted to an idle drive.
 fn latency(d: &mut Drive, cmd: Command) -> u64 {
     d.advance(d.now_ns() + SEC);
@@ -97,15 +110,7 @@ fn a_commit_booked_for_later_does_not_hold_up_a_core_now() {
 /// that a collected block has no valid data left when it is erased) and every LBA reads back its last write.
 #[test]
 fn without_power_loss_protection_gc_of_blocks_flushed_mid_way_keeps_every_last_write() {
-    let mut d = drive(
-        "bg4-128gb",
-        &[
-            ("nand.pages_per_block", "96"),
-            ("nand.blocks_per_plane", "40"),
-            ("ftl.user_capacity_gb", "0.35"),
-            ("ftl.slc_cache.static_gb", "0.02"),
-        ],
-    );
+    let mut d = small_bg4();
     d.enable_data();
     let lpns = d.capacity_bytes() / 4096;
     let page = |lpn: u64, version: u64| {
@@ -148,15 +153,7 @@ fn without_power_loss_protection_gc_of_blocks_flushed_mid_way_keeps_every_last_w
 /// empty).
 #[test]
 fn fua_writes_stripe_over_every_die() {
-    let mut d = drive(
-        "bg4-128gb",
-        &[
-            ("nand.pages_per_block", "96"),
-            ("nand.blocks_per_plane", "40"),
-            ("ftl.user_capacity_gb", "0.35"),
-            ("ftl.slc_cache.static_gb", "0.02"),
-        ],
-    );
+    let mut d = small_bg4();
     let lpns = d.capacity_bytes() / 4096;
     for lpn in 0..lpns * 9 / 10 {
         let cmd = Command { fua: true, ..Command::new(Op::Write, lpn * 4096, 4096) };

@@ -336,11 +336,7 @@ impl Ftl {
         let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
         u.filled += k;
         let ppn = self.place(lpn, k, block, offset);
-        self.counters.host_lpns_written += 1;
-        self.counters.host_slots_written += u64::from(k);
-        if mode == CellMode::Slc {
-            self.counters.slc_slots_written += u64::from(k);
-        }
+        self.count_host_writes(1, k, mode);
         // Program every unit this entry completed (a compressed entry may spill into the die's next unit);
         // then stripe on to the next die.
         let spp = self.geo.slots_per_program(mode);
@@ -391,14 +387,19 @@ impl Ftl {
             let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
             u.filled += run;
             self.place_run(lpn + i, run, block, offset);
-            self.counters.host_lpns_written += u64::from(run);
-            self.counters.host_slots_written += u64::from(run);
-            if mode == CellMode::Slc {
-                self.counters.slc_slots_written += u64::from(run);
-            }
+            self.count_host_writes(run, run, mode);
             i += run;
         }
         Ok(())
+    }
+
+    /// Count `lpns` host LPNs placed in `slots` slots of a unit in `mode`.
+    fn count_host_writes(&mut self, lpns: u32, slots: u32, mode: CellMode) {
+        self.counters.host_lpns_written += u64::from(lpns);
+        self.counters.host_slots_written += u64::from(slots);
+        if mode == CellMode::Slc {
+            self.counters.slc_slots_written += u64::from(slots);
+        }
     }
 
     /// How many of the next `n` one-slot LPNs [`Ftl::write`] would only place in the current die's open

@@ -43,6 +43,11 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// A client drive's PS3 and PS4 (the BG family's values).
+/// [`quiet`] with a controller that draws 250 mW idle in PS0 and the client PS3/PS4 table, APST off.
+fn idle_client() -> PowerConfig {
+    PowerConfig { controller_idle_mw: 250.0, nonop_states: client_states(), ..quiet() }
+}
+
 fn client_states() -> Vec<NonOpState> {
     vec![
         NonOpState {
@@ -145,9 +150,7 @@ fn apst_enters_the_low_state_after_its_idle_time_and_the_first_io_pays_the_exit_
 
 #[test]
 fn a_host_chosen_state_draws_its_power_until_the_next_command_which_pays_its_exit() {
-    let mut p = quiet();
-    p.controller_idle_mw = 250.0;
-    p.nonop_states = client_states();
+    let p = idle_client();
     let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
     let ms = NS_PER_MS;
     m.busy_until(10 * ms);
@@ -164,9 +167,7 @@ fn a_host_chosen_state_draws_its_power_until_the_next_command_which_pays_its_exi
 
 #[test]
 fn apst_turned_on_at_run_time_enters_its_states_from_then_on() {
-    let mut p = quiet();
-    p.controller_idle_mw = 250.0;
-    p.nonop_states = client_states();
+    let p = idle_client();
     let mut m = PowerMeter::new(&p, &thermal_cfg(), 4, 4);
     let ms = NS_PER_MS;
     m.busy_until(ms);
