@@ -51,10 +51,12 @@ class Filled:
 
     def cache_full_at(self) -> float:
         """Fill at which the SLC cache is used up: host data written w = static + min(f * (capacity - w) / 3,
-        bound * capacity)."""
+        bound), the bound the smaller of a share of capacity and an absolute cap."""
         c = self.slc_cache
         static, k = c["static_gb"] * GB, c["dynamic_fraction"] / 3
         bound = c["dynamic_max_pct"] / 100 * self.cap
+        if c["dynamic_max_gb"] > 0:
+            bound = min(bound, c["dynamic_max_gb"] * GB)
         if k * (self.cap - static - bound) >= bound:
             return (static + bound) / self.cap
         return (static + k * self.cap) / (1 + k) / self.cap

@@ -135,7 +135,14 @@ def _sustained(name: str, variant: str, curve: list[float]) -> Outcome:
     return Outcome(name, variant, sum(curve[:3]) / 3, pts)
 
 
-def _result(read_on: list[float], read_off: list[float], write_on: list[float]) -> AnandTechResult:
+def _result(
+    read_on: list[float],
+    read_off: list[float],
+    write_on: list[float],
+    rand_burst: tuple[float, float] = (60.0, 36.0),
+    rand_on: list[float] = [40, 70, 130, 240, 360, 450],  # noqa: B006 (never mutated)
+    rand_off: list[float] = [38, 66, 122, 214, 310, 355],  # noqa: B006
+) -> AnandTechResult:
     return AnandTechResult(
         "bg4-1tb",
         1,
@@ -146,6 +153,10 @@ def _result(read_on: list[float], read_off: list[float], write_on: list[float]) 
             _sustained("sustained_seq_write", "HMB on", write_on),
             Outcome("burst_seq_write", "HMB on", 1500.0),
             Outcome("burst_seq_write", "HMB off", 1000.0),
+            Outcome("burst_rand_read", "HMB on", rand_burst[0]),
+            Outcome("burst_rand_read", "HMB off", rand_burst[1]),
+            _sustained("sustained_rand_read", "HMB on", rand_on),
+            _sustained("sustained_rand_read", "HMB off", rand_off),
         ],
         "",
     )
@@ -162,17 +173,23 @@ def test_the_anandtech_checks_pass_and_fail_on_hand_made_curves() -> None:
         "seq_read_hmb_off": True,
         "seq_write_hmb_on": True,
         "burst_seq_write_note": True,
+        "burst_rand_read_hmb_off": True,  # 40% slower without
+        "sustained_rand_read_hmb": True,  # QD1-4 mean within 15%
     }
     bad = _result(
         read_on=[2000, 2000, 2000, 2000, 2000, 2000],  # saturated at QD1
         read_off=[2000, 2000, 2000, 2000, 2000, 2000],  # not more gradual, not slower
         write_on=[1500, 1800, 1800, 900, 900, 900],  # falls off at QD8 (the cache ran out)
+        rand_burst=(60.0, 58.0),  # the HMB makes no difference on a 16 GB span
+        rand_on=[63, 111, 218, 417, 756, 1230],  # the HMB covers the whole 64 GB span: 1.7x
     )
     assert {c.key: c.passed for c in checks(bad)} == {
         "seq_read_hmb_on": False,
         "seq_read_hmb_off": False,
         "seq_write_hmb_on": False,
         "burst_seq_write_note": True,
+        "burst_rand_read_hmb_off": False,
+        "sustained_rand_read_hmb": False,
     }
 
 

@@ -486,8 +486,15 @@ def _spec(fig: Figure, ctx: Context) -> Measured:
     )
 
 
-#: The AnandTech tests the published figures come from (the review's sequential tests, HMB on and off).
-_ANANDTECH_TESTS = ["burst_seq_read", "burst_seq_write", "sustained_seq_read", "sustained_seq_write"]
+#: The AnandTech tests the published figures come from (sequential and random read tests, HMB on and off).
+_ANANDTECH_TESTS = [
+    "burst_seq_read",
+    "burst_seq_write",
+    "sustained_seq_read",
+    "sustained_seq_write",
+    "burst_rand_read",
+    "sustained_rand_read",
+]
 
 
 def _anandtech_run(ctx: Context) -> _anandtech.AnandTechResult:
@@ -540,7 +547,8 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
             return Measured(b.model, b.unit, how)
     for c in _anandtech.checks(res):
         if c.key == fig.key:
-            how = f"AnandTech 128 KiB seq burst + QD1-32 ({amount} each), HMB on and off: check"
+            what = "4 KiB random read" if "rand" in fig.key else "128 KiB seq"
+            how = f"AnandTech {what} burst + QD1-32 ({amount} each), HMB on and off: check"
             return Measured(c.measured, "", how, passed=c.passed)
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
 
@@ -560,6 +568,28 @@ def _fill_fig(fig: Figure, ctx: Context) -> Measured:
     lo, hi = (float(v) for v in fig.part.split("-"))
     check = _fill.compare_fill_curve(res.points, [[lo, hi, *fig.published]])[0]
     return Measured(check.mbps, "MB/s", how + "; the segment's bytes / time")
+
+
+@method("fill", "post_cache")
+def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
+    """AnandTech's reading of a fill: past the cache the speed is "cut in half" (35-65% of the cache's) and
+    "steady" (no 1 GB point after the cache below 80% of their median: no second drop)."""
+    cap = 32.0 if ctx.quick else None
+    res: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
+    cache = res.cache_seen_bytes()
+    before = [p.mbps for p in res.points if p.host_bytes <= cache]
+    after = sorted(p.mbps for p in res.points if p.host_bytes > cache)
+    if not before or not after:
+        return Measured("no cache level and level past it", "", "fill from erased: check", passed=False)
+    slc, median, low = max(before), after[len(after) // 2], after[0]
+    ratio, floor = median / slc, low / median
+    passed = 0.35 <= ratio <= 0.65 and floor >= 0.8
+    text = (
+        f"past the cache {median:,.0f} MB/s = {ratio:.0%} of the cache's {slc:,.0f}; slowest 1 GB point "
+        f"{floor:.0%} of that (pass: 35-65% and >= 80%)"
+    )
+    how = "fill from erased, 128 KiB seq QD32, " + ("scaled to 32 GB (quick)" if cap else "full capacity")
+    return Measured(text, "", how + "; check", passed=passed)
 
 
 def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:

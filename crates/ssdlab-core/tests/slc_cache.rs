@@ -44,6 +44,22 @@ fn a_fill_from_empty_writes_exactly_the_cache_budget_in_slc_mode() {
 }
 
 #[test]
+fn an_absolute_bound_caps_the_dynamic_part_below_the_capacity_share() {
+    // 16 GB; static 0.5 GB, bounded at 10% of capacity (1.6 GB) and at 1 GB: the smaller bound rules.
+    let mut d = small(&[
+        NO_IDLE_FOLD,
+        ("ftl.slc_cache.static_gb", "0.5"),
+        ("ftl.slc_cache.dynamic_fraction", "1.0"),
+        ("ftl.slc_cache.dynamic_max_pct", "10"),
+        ("ftl.slc_cache.dynamic_max_gb", "1.0"),
+    ]);
+    let r = seq_write(&mut d, 0, 4 << 30);
+    let size = r.counters[C::slc_cache_size_bytes];
+    assert!((size - 1.5e9).abs() <= 2.0 * 4096.0, "capped at 0.5 + 1 GB: {size}");
+    assert!((r.counters[C::slc_bytes_written] - 1.5e9).abs() <= 2.0 * 32768.0);
+}
+
+#[test]
 fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
     // 16 GB; static 0.5 GB, all free capacity / 3, bounded at 10% of capacity (1.6 GB).
     let mut d = small(&[

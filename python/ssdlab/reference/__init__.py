@@ -130,7 +130,7 @@ def fill_curve(preset: str) -> list[list[float]] | None:
     """The whole-drive fill curve of ``preset`` ([fill from, fill to, MB/s low, MB/s high] segments), or None
     when none is published for it."""
     fill = (figures(preset) or {}).get("fill")
-    if fill is None:
+    if fill is None or "curve" not in fill:  # a review may give only the cache size and a statement
         return None
     return [[float(v) for v in seg] for seg in fill["curve"]]
 
@@ -143,7 +143,7 @@ def fill_curve_drives() -> list[str]:
     >>> fill_curve_drives()
     ['am610-128gb', 'bc501a-128gb', 'bg4-128gb', 'cl1-128gb', 'sn520-128gb']
     """
-    return [n for n in names() if "fill" in load(n)]
+    return [n for n in names() if "curve" in load(n).get("fill", {})]
 
 
 def db_test() -> DbTest:

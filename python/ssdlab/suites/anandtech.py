@@ -224,11 +224,11 @@ def _burst(name: str, rw: str, bs: int, total: int, bursts: int) -> TestFn:
         size = min(total, int(max_gb * GB / bursts) // bs * bs)
         runs = []
         for k in range(bursts):
-            if rw.startswith("rand"):  # each burst at its own random place in the span
-                off = run_seed(seed, "burst", k) % max(span - size + PAGE, PAGE) // PAGE * PAGE
+            if rw.startswith("rand"):  # "32MB of 4kB random reads, from a 16GB span": the whole span
+                w = Workload(rw=rw, bs=bs, iodepth=1, size=span, io_size=size, seed=run_seed(seed, rw, k))
             else:
                 off = (k * size) % max(span - size + bs, bs) // bs * bs
-            w = Workload(rw=rw, bs=bs, iodepth=1, offset=off, size=size, seed=run_seed(seed, rw, k))
+                w = Workload(rw=rw, bs=bs, iodepth=1, offset=off, size=size, seed=run_seed(seed, rw, k))
             res = drive.run(w)
             runs.append(res)
             drive.idle(res.elapsed_s * (1 - DUTY) / DUTY)
@@ -649,12 +649,34 @@ def _burst_write_hmb(res: AnandTechResult) -> tuple[bool, str]:
     )
 
 
+def _burst_rand_read_hmb_off(res: AnandTechResult) -> tuple[bool, str]:
+    on, off = res.get("burst_rand_read", "HMB on"), res.get("burst_rand_read", "HMB off")
+    slower = 1 - off.mbps / on.mbps if on.mbps else 0.0
+    return (
+        0.3 <= slower <= 0.5,
+        f"burst random read {on.mbps:,.1f} MB/s with HMB, {off.mbps:,.1f} without: {slower:.0%} slower "
+        "(pass: 30-50%)",
+    )
+
+
+def _sustained_rand_read_hmb(res: AnandTechResult) -> tuple[bool, str]:
+    on, off = res.get("sustained_rand_read", "HMB on"), res.get("sustained_rand_read", "HMB off")
+    gain = on.mbps / off.mbps - 1 if off.mbps else float("inf")
+    return (
+        abs(gain) <= 0.15,
+        f"QD1/2/4 mean {on.mbps:,.1f} MB/s with HMB, {off.mbps:,.1f} without: {gain:+.0%} "
+        "(pass: within 15%)",
+    )
+
+
 #: Statement key -> check of a result: ``(passed, what was measured)``. A new statement gets one function.
 CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
     "seq_read_hmb_on": _read_hmb_on,
     "seq_read_hmb_off": _read_hmb_off,
     "seq_write_hmb_on": _write_hmb_on,
     "burst_seq_write_note": _burst_write_hmb,
+    "burst_rand_read_hmb_off": _burst_rand_read_hmb_off,
+    "sustained_rand_read_hmb": _sustained_rand_read_hmb,
 }
 
 

@@ -358,6 +358,11 @@ pub struct SlcCacheConfig {
     /// `100 * dynamic_fraction / bits_per_cell` it never binds). Firmware caps the SLC blocks it lends
     /// out, so the cache scales with capacity but not with free space alone.
     pub dynamic_max_pct: f64,
+    /// Absolute upper bound of the dynamic part, decimal GB of host data (0 = none). Firmware that lends
+    /// out SLC blocks from a table of fixed size caps the cache at the same GB on every large capacity,
+    /// whatever `dynamic_max_pct` allows there.
+    #[serde(default)]
+    pub dynamic_max_gb: f64,
     /// What host writes do past a full cache (below `fold_above_fill`): `direct` to native blocks, or
     /// `fold` through SLC, a whole block folded at a time.
     pub post_cache: PostCache,

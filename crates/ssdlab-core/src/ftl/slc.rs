@@ -6,8 +6,9 @@
 //!
 //! Its size is sized as firmware sizes it: a static part that never goes away, plus a dynamic part that
 //! follows free space (`dynamic_fraction` of the unwritten capacity, at one bit per cell) up to an upper
-//! bound (`dynamic_max_pct` of the user capacity). One rule for every capacity of a family: the bound
-//! scales with capacity, the dynamic part shrinks as the drive fills.
+//! bound (`dynamic_max_pct` of the user capacity, and at most `dynamic_max_gb`). One rule for every
+//! capacity of a family: the bound scales with capacity up to a ceiling, the dynamic part shrinks as the
+//! drive fills.
 
 use super::gc::GcJob;
 use crate::config::{PostCache, SlcCacheConfig};
@@ -47,7 +48,11 @@ impl SlcCache {
         SlcCache {
             cfg: cfg.clone(),
             static_slots: (cfg.static_gb * 1e9 / f64::from(geo.slot_bytes)) as u64,
-            max_dynamic_slots: (cfg.dynamic_max_pct / 100.0 * user_slots as f64) as u64,
+            max_dynamic_slots: {
+                let pct = cfg.dynamic_max_pct / 100.0 * user_slots as f64;
+                let gb = cfg.dynamic_max_gb * 1e9 / f64::from(geo.slot_bytes);
+                (if cfg.dynamic_max_gb > 0.0 { pct.min(gb) } else { pct }) as u64
+            },
             user_lpns: u64::from(user_lpns),
             slots_per_lpn,
             bits_per_cell: geo.bits_per_cell,
@@ -57,7 +62,8 @@ impl SlcCache {
     }
 
     /// How much host data the cache may hold now, in slots (0 without a cache): the static part plus
-    /// `min(dynamic_fraction * unwritten / bits_per_cell, dynamic_max_pct of the user capacity)`.
+    /// `min(dynamic_fraction * unwritten / bits_per_cell, dynamic_max_pct of the user capacity,
+    /// dynamic_max_gb)`.
     pub(super) fn budget_slots(&self, mapped: u64) -> u64 {
         if !self.cfg.enabled {
             return 0;
