@@ -592,6 +592,28 @@ def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
     return Measured(text, "", how + "; check", passed=passed)
 
 
+@method("fill", "hmb_off")
+def _fill_hmb_off(fig: Figure, ctx: Context) -> Measured:
+    """The fill again with the HMB withheld (AnandTech's HMB-off runs): "minimal impact" = the overall
+    averages within 15% of each other."""
+    cap = 32.0 if ctx.quick else None
+    on: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
+    overrides = {**(ctx.overrides or {}), **_anandtech.HMB_OFF}
+    off: _fill.FillResult = ctx.once(
+        "fill-hmb-off",
+        lambda: _fill.run_fill(Drive.from_preset(ctx.preset, set=overrides, capacity_gb=cap)),
+    )
+    change = off.average_mbps / on.average_mbps - 1
+    text = (
+        f"overall average {on.average_mbps:,.0f} MB/s with HMB, {off.average_mbps:,.0f} without: {change:+.0%} "
+        "(pass: within 15%)"
+    )
+    how = "fill from erased, 128 KiB seq QD32, HMB on and off, " + (
+        "scaled to 32 GB (quick)" if cap else "full capacity"
+    )
+    return Measured(text, "", how + "; check", passed=abs(change) <= 0.15)
+
+
 def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
     cap, acc = ("0.3s", "0.05s") if ctx.quick else ("10s", "2s")
     return ctx.once(  # type: ignore[no-any-return]

@@ -49,6 +49,19 @@ fn without_plane_reads_or_on_one_plane_they_take_turns() {
 }
 
 #[test]
+fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
+    // A read a map-page miss books 500 us ahead (it waits for the map page) leaves the plane free before
+    // it: a read ready at 0 on the same plane senses at once, as the die would do it.
+    let c = nand_cfg(true);
+    let mut n = Nand::new(&c, 4096);
+    let later = us_to_ns(500.0);
+    let a = n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
+    assert_eq!(a, later + sense_ns(&c) + bus_ns(&c, 4096));
+    let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b01, 4096);
+    assert_eq!(b, sense_ns(&c) + bus_ns(&c, 4096));
+}
+
+#[test]
 fn a_program_waits_for_every_plane_and_a_plane_read_waits_for_the_program() {
     let c = nand_cfg(true);
     let mut n = Nand::new(&c, 4096);

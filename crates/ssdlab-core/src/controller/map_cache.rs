@@ -12,7 +12,8 @@
 //!   map page is read again from NAND). A miss reads the map page from NAND and writes it up into the HMB.
 //! - `sram`: the same LRU cache on the controller: no link crossings.
 //!
-//! A miss costs one NAND read of the map page (SLC mode, on die `map page % dies`, `tR + bus transfer`),
+//! A miss costs one NAND read of the map page (SLC mode, on die `map page % dies` and plane
+//! `map page / dies % planes`, `tR + bus transfer`),
 //! unless the map page has never been written to flash (a fresh drive: the controller builds it empty).
 //! On a miss the next `prefetch_pages` map pages are loaded too (each one NAND read on its own die, in
 //! parallel; the command waits only for its own). Host writes dirty the map pages they touch; a dirty
@@ -60,6 +61,7 @@ pub struct MapCache {
     ecc_correct_ns: Ns,
     rng: Rng,
     dies: u32,
+    planes: u32,
     /// Bytes of one map program (`map_program_planes` NAND pages in SLC mode): dirty map pages and
     /// the journal are written in these.
     unit_bytes: u64,
@@ -133,6 +135,7 @@ impl MapCache {
             ecc_correct_ns: c.hmb_ecc_correct_ns,
             rng: stream(cfg.seed, ECC_STREAM),
             dies: geo.dies.max(1),
+            planes: geo.planes.max(1),
             unit_bytes: u64::from(c.map_program_planes.clamp(1, geo.planes)) * geo.page_bytes,
             entry_bytes,
             journal: c.journal,
@@ -331,7 +334,9 @@ impl MapCache {
     /// or erase (with `[nand.suspension]` on) rather than wait behind it.
     fn read_from_nand(&mut self, t: Ns, mp: u32, nand: &mut Nand, c: &mut ControllerCounters) -> Ns {
         c.map_pages_read += 1;
-        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 0b1, self.page_bytes)
+        // map pages are striped over dies, then planes, as the log head writes them: no plane is hot
+        let plane = (mp / self.dies) % self.planes;
+        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 1 << plane, self.page_bytes)
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.

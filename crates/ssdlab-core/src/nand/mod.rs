@@ -227,9 +227,9 @@ pub struct Nand {
     spread: Option<Spread>,
     /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
     stretch_permille: u64,
-    /// With `independent_plane_read`: when each plane (die-major) has finished its last single-plane
-    /// read; empty without it.
-    plane_free: Vec<Ns>,
+    /// With `independent_plane_read`: each plane's (die-major) single-plane reads, with gaps, so a read
+    /// booked for later (behind a map-page read) does not hold up one that can go now; empty without it.
+    plane_free: Vec<GapTimeline>,
     /// With `independent_plane_read`: when each die's last whole-die operation (program, erase,
     /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
     array_free: Vec<Ns>,
@@ -260,7 +260,11 @@ impl Nand {
             geo,
             counters: NandCounters::default(),
             stretch_permille: 1000,
-            plane_free: if plane_reads { vec![0; (geo.dies * geo.planes) as usize] } else { Vec::new() },
+            plane_free: if plane_reads {
+                vec![GapTimeline::default(); (geo.dies * geo.planes) as usize]
+            } else {
+                Vec::new()
+            },
             array_free: if plane_reads { vec![0; geo.dies as usize] } else { Vec::new() },
         }
     }
@@ -362,14 +366,12 @@ impl Nand {
         self.channel_out(die, sensed, planes, bytes)
     }
 
-    /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation and
-    /// the plane's last read, beside reads on its other planes. Returns when sensed.
+    /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation, in
+    /// the first gap of the plane's reads that fits, beside reads on its other planes. Returns when sensed.
     #[inline]
     fn plane_read(&mut self, d: usize, plane: usize, ready: Ns, dur: Ns) -> Ns {
         let p = d * self.geo.planes as usize + plane;
-        let start = ready.max(self.array_free[d]).max(self.plane_free[p]);
-        let end = start + dur;
-        self.plane_free[p] = end;
+        let (start, end) = self.plane_free[p].reserve(ready.max(self.array_free[d]), dur);
         let tl = &mut self.dies[d];
         // busy while any plane is: only the part past what the die already had counts
         tl.busy_ns += end.saturating_sub(start.max(tl.free_at));
