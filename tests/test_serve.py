@@ -214,3 +214,31 @@ def test_fio_through_the_realtime_export_agrees_with_the_twin_in_process(tmp_pat
         # replies sent at once would take `over` alone; twice the twin's time is out of the tolerance
         assert 0.9 * lat <= got_lat <= 1.1 * lat + over, row
         assert iops / (1.1 + over / lat) <= got_iops <= 1.1 * iops, row
+
+
+ROOT = Path(__file__).resolve().parents[1]
+GUEST = ROOT / "target" / "guest"
+
+
+def qemu_command(guest: Path) -> str:
+    """qemu booting the guest with the export as its virtio disk (software emulation: no KVM needed)."""
+    return (
+        f"qemu-system-x86_64 -accel tcg -m 256 -nographic -no-reboot -nic none "
+        f"-kernel {guest}/vmlinuz -initrd {guest}/initramfs.gz "
+        '-append "console=ttyS0 panic=-1 quiet" '
+        '-drive "file=nbd+unix:///?socket=$unixsocket,format=raw,if=virtio"'
+    )
+
+
+@pytest.mark.slow
+def test_a_linux_guest_makes_ext4_on_the_twin_and_reads_its_file_back() -> None:
+    # Debian's kernel and an initramfs whose /init does the work (scripts/guest_init.sh); built once
+    subprocess.run([str(ROOT / "scripts" / "build_guest.sh"), str(GUEST)], check=True, timeout=600)
+    p = serve("realtime", qemu_command(GUEST), timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    console = p.stdout
+    assert "ssdlab-guest: ok" in console, console[-3000:]
+    # the twin saw the filesystem and the file: more written to it than the file itself
+    wrote = re.search(r"host wrote ([\d.]+) GB", p.stderr)
+    assert wrote is not None, p.stderr[-2000:]
+    assert float(wrote[1]) * 1e9 > 8 << 20, p.stderr[-2000:]
