@@ -18,14 +18,16 @@ if [ -f vmlinuz ] && [ initramfs.gz -nt "$here/guest_init.sh" ] && [ initramfs.g
     exit 0
 fi
 
-# The kernel: whatever Debian's linux-image-amd64 points at now (older ABIs leave the archive).
-if [ ! -d kernel/boot ]; then
+# The kernel: whatever Debian's linux-image-amd64 points at now (older ABIs leave the archive). The .deb
+# is kept (70 MB) and unpacked for the build only (400 MB).
+deb=$(ls linux-image-*.deb 2>/dev/null | head -n 1)
+if [ -z "$deb" ]; then
     pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/ { print $2; exit }')
     test -n "$pkg" || { echo "build_guest.sh: no linux-image-amd64 in apt's lists (apt-get update?)" >&2; exit 1; }
     apt-get download "$pkg"
-    rm -rf kernel.tmp && dpkg-deb -x "$pkg"_*.deb kernel.tmp && mv kernel.tmp kernel
-    rm -f "$pkg"_*.deb
+    deb=$(ls "$pkg"_*.deb)
 fi
+rm -rf kernel && dpkg-deb -x "$deb" kernel
 ver=$(ls kernel/lib/modules)
 cp kernel/boot/vmlinuz-"$ver" vmlinuz
 
@@ -43,7 +45,7 @@ done
 # The modules: virtio_pci and virtio_blk for the disk, ext4, and crc32c for ext4's metadata checksums,
 # with everything they depend on (busybox's depmod writes the dependency list the guest's modprobe reads).
 mods=kernel/lib/modules/$ver
-test -f "$mods"/modules.dep || busybox depmod -b kernel "$ver"
+busybox depmod -b kernel "$ver"
 for m in virtio_pci virtio_blk crc32c_generic ext4; do
     for ko in $(grep "/$m.ko:" "$mods"/modules.dep | tr -d :); do
         mkdir -p root/lib/modules/"$ver"/"$(dirname "$ko")"
@@ -54,5 +56,5 @@ busybox depmod -b root "$ver"
 
 (cd root && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 > initramfs.gz.tmp
 mv initramfs.gz.tmp initramfs.gz
-rm -rf root
+rm -rf root kernel
 echo "build_guest.sh: $dir/vmlinuz ($ver) and $dir/initramfs.gz"
