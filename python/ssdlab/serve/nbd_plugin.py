@@ -134,8 +134,8 @@ def _catch_up(drive: Any, at_least: int) -> None:
 
 def _sleep_until(wall_ns: int) -> None:
     if not getattr(_thread, "precise", False):
-        # Linux lets a sleep overrun by the thread's timer slack, 50 us by default: a third of the reply
-        # time of a fast read. 1 us makes the replies leave on time (a no-op where prctl is missing).
+        # Linux lets a sleep overrun by the thread's timer slack, 50 us by default: as long as a fast
+        # read takes in the twin. 1 us makes the replies leave on time (a no-op where prctl is missing).
         _thread.precise = True
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).prctl(PR_SET_TIMERSLACK, 1000, 0, 0, 0)
