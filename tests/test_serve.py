@@ -167,14 +167,16 @@ def clat_and_iops(jobs: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
 
 def twin_mean_us(stderr: str) -> float:
     """The twin's own mean latency over every command it served, from the export's exit line."""
-    return float(re.search(r"commands, ([\d.]+) us mean in the twin", stderr)[1])  # type: ignore[index]
+    found = re.search(r"commands, ([\d.]+) us mean in the twin", stderr)
+    assert found is not None, stderr[-2000:]
+    return float(found[1])
 
 
 def fio_mean_us(jobs: list[dict[str, Any]]) -> float:
     """fio's mean completion latency over every read and write of every job."""
     sides = [j[d] for j in jobs for d in ("read", "write")]
     n = sum(s["total_ios"] for s in sides)
-    return sum(s["clat_ns"]["mean"] * s["total_ios"] for s in sides) / n / 1e3
+    return float(sum(s["clat_ns"]["mean"] * s["total_ios"] for s in sides) / n / 1e3)
 
 
 def test_fio_through_the_realtime_export_agrees_with_the_twin_in_process(tmp_path: Path) -> None:
@@ -190,7 +192,7 @@ def test_fio_through_the_realtime_export_agrees_with_the_twin_in_process(tmp_pat
     twin = clat_and_iops(json.loads(inproc.stdout)["jobs"])
     p = serve("realtime", f'uri="$uri" fio --output-format=json {nbd_jobfile}', cwd=tmp_path, drive=SLOW)
     assert p.returncode == 0, p.stderr[-2000:]
-    jobs = fio_jobs(p.stdout)
+    jobs: list[dict[str, Any]] = fio_jobs(p.stdout)
     assert all(j["error"] == 0 for j in jobs), "fio found every block it read as written"
     export = clat_and_iops(jobs)
 
