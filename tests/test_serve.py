@@ -130,8 +130,9 @@ CDM_JOBS += "".join(
     for rw, size in (("read", "64m"), ("write", "1m"))
     for qd in (1, 4, 8)
 )
-# The same jobs through the export: fio's nbd engine, with verification. (`uri` is exported so that fio
-# substitutes ${uri}; nbdkit sets it as a shell variable only.)
+# The same jobs through the export: fio's nbd engine, with verification; a header every 4 KiB
+# (verify_interval) so that the 4 KiB reads can check what the 128 KiB fill wrote. (`uri` is exported so
+# that fio substitutes ${uri}; nbdkit sets it as a shell variable only.)
 NBD_GLOBAL = """\
 [global]
 ioengine=nbd
@@ -144,8 +145,8 @@ verify_state_save=0
 """
 # A slow drive, so that the drive's own time is several times the export's per-request cost: 2 ms NAND
 # reads (QD8 reads queue a little where two land on one die) and 2 ms of firmware per write (decode and
-# commit) on four cores (QD8 writes queue for them; the export's load stays at about 2,000 requests a
-# second).
+# commit) on four cores (QD8 writes queue for them). The export's load stays under ~3,000 requests a
+# second.
 SLOW = [
     "--preset", "generic-tlc-dram", "--set", "ftl.user_capacity_gb=1",
     "--set", "nand.tR_us=[2000]", "--set", "nand.slc_tR_us=2000",
