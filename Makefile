@@ -1,6 +1,6 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest sysdeps bench lint docs fidelity fuzz clean
+.PHONY: venv build run test stubtest pytest sysdeps guest bench lint docs fidelity fuzz clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -48,13 +48,28 @@ stubtest: build
 # Debian packages the tests use: chromium renders the HTML report (tests/test_report.py); fio is the
 # reference `ssdlab fio` is checked against (tests/test_fio.py); nbdkit with its Python plugin exports the
 # twin, libnbd-bin (nbdcopy) and qemu-utils (qemu-img) use it as a disk (tests/test_serve.py).
+# qemu-system-x86, busybox-static and e2fsprogs (mke2fs) make and boot the Linux guest that uses the twin
+# as its disk (scripts/build_guest.sh, tests/test_serve.py); they go in without their recommends (a
+# desktop's worth of display and audio libraries), and with the release's own qemu-utils: a backported
+# qemu-utils (some machine images have one) breaks the release's qemu-system-x86, and apt would remove it.
 # Idempotent: installs only what is missing.
 SYSDEPS := chromium fio nbdkit nbdkit-plugin-python libnbd-bin qemu-utils
+GUEST_SYSDEPS := qemu-system-x86 busybox-static e2fsprogs
 sysdeps:
 	@missing="$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)"; \
 	test -z "$$missing" || { \
 		echo "make sysdeps: installing the Debian packages $$missing with apt-get (chromium renders the HTML report in a test; fio runs beside the twin; nbdkit, nbdcopy and qemu-img serve and use it as a disk)"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; }
+	@missing="$$(for p in $(GUEST_SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)"; \
+	test -z "$$missing" || { \
+		echo "make sysdeps: installing the Debian packages $$missing with apt-get (a Linux guest boots under qemu with the twin as its disk)"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends --allow-downgrades \
+			$$missing qemu-utils/$$(. /etc/os-release && echo $$VERSION_CODENAME); }
+
+# The Linux guest of docs/serve.md: Debian's kernel (downloaded, not installed) and a small initramfs, in
+# target/guest.
+guest: sysdeps
+	scripts/build_guest.sh target/guest
 
 pytest: build sysdeps
 	$(BIN)/pytest -q

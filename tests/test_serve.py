@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,12 +21,12 @@ SMALL = ["--preset", "bg4-1tb", "--set", "ftl.user_capacity_gb=1"]
 
 
 def serve(
-    pace: str, run: str, timeout: float = 300, cwd: Path | None = None
+    pace: str, run: str, timeout: float = 300, cwd: Path | None = None, drive: list[str] = SMALL
 ) -> subprocess.CompletedProcess[str]:
     # `cwd`: where the captive command runs, so that whatever it leaves behind (fio's verify state) lands
     # in the test's tmp dir, never in the repository
     return subprocess.run(
-        [*SSDLAB, "serve", *SMALL, "--pace", pace, "--run", run],
+        [*SSDLAB, "serve", *drive, "--pace", pace, "--run", run],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -103,3 +105,147 @@ def test_the_plugin_file_is_what_nbdkit_is_given(pace: str) -> None:
 
     cmd = nbdkit_command("bg4-1tb", [], socket="/tmp/x.sock", pace=pace)
     assert str(PLUGIN) in cmd and cmd[-1] == f"pace={pace}" and PLUGIN.is_file()
+
+
+# CrystalDiskMark-like 4 KiB random reads and writes at QD1, 4 and 8, after a sequential fill that the
+# reads find (fio checks every block it reads against the crc32c header the fill or the write put in it).
+# The writes go to a small region so that each job writes it over at least once: fio verifies a
+# time_based write job only if the job wrapped.
+CDM_JOBS = """\
+[global]
+bs=4k
+runtime=2
+time_based
+stonewall
+
+[fill]
+rw=write
+bs=128k
+size=64m
+time_based=0
+runtime=0
+"""
+CDM_JOBS += "".join(
+    f"\n[rand{rw}-q{qd}]\nrw=rand{rw}\niodepth={qd}\nsize={size}\n"
+    for rw, size in (("read", "64m"), ("write", "1m"))
+    for qd in (1, 4, 8)
+)
+# The same jobs through the export: fio's nbd engine, with verification; a header every 4 KiB
+# (verify_interval) so that the 4 KiB reads can check what the 128 KiB fill wrote. (`uri` is exported so
+# that fio substitutes ${uri}; nbdkit sets it as a shell variable only.)
+NBD_GLOBAL = """\
+[global]
+ioengine=nbd
+uri=${uri}
+verify=crc32c
+verify_interval=4k
+verify_fatal=1
+verify_state_save=0
+
+"""
+# A slow drive, so that the drive's own time is several times the export's per-request cost: 2 ms NAND
+# reads (QD8 reads queue a little where two land on one die) and 2 ms of firmware per write (decode and
+# commit) on four cores (QD8 writes queue for them). The export's load stays under ~3,000 requests a
+# second.
+SLOW = [
+    "--preset", "generic-tlc-dram", "--set", "ftl.user_capacity_gb=1",
+    "--set", "nand.tR_us=[2000]", "--set", "nand.slc_tR_us=2000",
+    "--set", "controller.cores=4", "--set", "controller.write_overhead_ns=1000000",
+    "--set", "controller.write_path.commit_ns=1000000",
+]  # fmt: skip
+
+
+def clat_and_iops(jobs: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Each random job's mean completion latency (us) and IOPS, by job name."""
+    out = {}
+    for j in jobs:
+        name = j["jobname"]
+        if name.startswith("rand"):
+            side = j["read" if name.startswith("randread") else "write"]
+            out[name] = (side["clat_ns"]["mean"] / 1e3, side["iops"])
+    return out
+
+
+def twin_mean_us(stderr: str) -> float:
+    """The twin's own mean latency over every command it served, from the export's exit line."""
+    found = re.search(r"commands, ([\d.]+) us mean in the twin", stderr)
+    assert found is not None, stderr[-2000:]
+    return float(found[1])
+
+
+def fio_mean_us(jobs: list[dict[str, Any]]) -> float:
+    """fio's mean completion latency over every read and write of every job."""
+    sides = [j[d] for j in jobs for d in ("read", "write")]
+    n = sum(s["total_ios"] for s in sides)
+    return float(sum(s["clat_ns"]["mean"] * s["total_ios"] for s in sides) / n / 1e3)
+
+
+def test_fio_through_the_realtime_export_agrees_with_the_twin_in_process(tmp_path: Path) -> None:
+    jobfile, nbd_jobfile = tmp_path / "cdm.fio", tmp_path / "cdm-nbd.fio"
+    jobfile.write_text(CDM_JOBS)
+    nbd_jobfile.write_text(NBD_GLOBAL + CDM_JOBS)
+    inproc = subprocess.run(
+        [*SSDLAB, "fio", str(jobfile), *SLOW, "--output-format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    twin = clat_and_iops(json.loads(inproc.stdout)["jobs"])
+    p = serve("realtime", f'uri="$uri" fio --output-format=json {nbd_jobfile}', cwd=tmp_path, drive=SLOW)
+    assert p.returncode == 0, p.stderr[-2000:]
+    jobs: list[dict[str, Any]] = fio_jobs(p.stdout)
+    assert all(j["error"] == 0 for j in jobs), "fio found every block it read as written"
+    export = clat_and_iops(jobs)
+
+    # The tolerance. The export adds its own time to each request: fio's request and reply through NBD
+    # and nbdkit, the Python plugin, and how late the plugin's and fio's threads wake from the wait for
+    # the twin's completion. Measured in the same run: fio's mean latency over every request less the
+    # twin's own mean latency over the same requests (the export's exit line). Through the export a job's
+    # mean latency is then the twin's in process plus that overhead, and its IOPS the twin's down by the
+    # same share; 10% either way is left for the twin itself, whose run is not quite the same (requests
+    # arrive spread by the export's time, the drive idles between jobs and works in the background).
+    over = fio_mean_us(jobs) - twin_mean_us(p.stderr)
+    rows = [
+        f"{name}: in process {lat:.0f} us {iops:.0f} IOPS, through the export {export[name][0]:.0f} us "
+        f"{export[name][1]:.0f} IOPS"
+        for name, (lat, iops) in twin.items()
+    ]
+    print(f"export overhead {over:.0f} us per request", *rows, sep="\n")
+    assert over >= 0, "replies never leave before the twin's completion"
+    for row, (name, (lat, iops)) in zip(rows, twin.items(), strict=True):
+        got_lat, got_iops = export[name]
+        # the drive's own time dominates, or a broken pacing could not be told from a slow machine
+        assert over < 0.5 * lat, row
+        # replies sent at once would take `over` alone; twice the twin's time is out of the tolerance
+        assert 0.9 * lat <= got_lat <= 1.1 * lat + over, row
+        assert iops / (1.1 + over / lat) <= got_iops <= 1.1 * iops, row
+    writes = [j for j in jobs if j["jobname"].startswith("randwrite")]
+    assert all(j["read"]["io_bytes"] > 0 for j in writes), "fio read back and checked what the writes wrote"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+GUEST = ROOT / "target" / "guest"
+
+
+def qemu_command(guest: Path) -> str:
+    """qemu booting the guest with the export as its virtio disk (software emulation: no KVM needed)."""
+    return (
+        f"qemu-system-x86_64 -accel tcg -m 256 -nographic -no-reboot -nic none "
+        f"-kernel {guest}/vmlinuz -initrd {guest}/initramfs.gz "
+        '-append "console=ttyS0 panic=-1 quiet" '
+        '-drive "file=nbd+unix:///?socket=$unixsocket,format=raw,if=virtio"'
+    )
+
+
+@pytest.mark.slow
+def test_a_linux_guest_makes_ext4_on_the_twin_and_reads_its_file_back() -> None:
+    # Debian's kernel and an initramfs whose /init does the work (scripts/guest_init.sh); built once
+    subprocess.run([str(ROOT / "scripts" / "build_guest.sh"), str(GUEST)], check=True, timeout=600)
+    p = serve("realtime", qemu_command(GUEST), timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    console = p.stdout
+    assert "ssdlab-guest: ok" in console, console[-3000:]
+    # the twin saw the filesystem and the file: more written to it than the file itself
+    wrote = re.search(r"host wrote ([\d.]+) GB", p.stderr)
+    assert wrote is not None, p.stderr[-2000:]
+    assert float(wrote[1]) * 1e9 > 8 << 20, p.stderr[-2000:]

@@ -441,6 +441,21 @@ class Drive:
         """When the earliest outstanding command completes (None if nothing is outstanding)."""
         return self._drive.next_completion_ns
 
+    def completion_ns(self, id: int) -> int | None:
+        """When the submitted command ``id`` completes (final from its submission on); None once it has
+        been polled, or for an id never submitted.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
+        >>> cid = drive.submit("write", 0, 4096)
+        >>> due = drive.completion_ns(cid)
+        >>> drive.advance(due) == due, [c.id for c in drive.poll()] == [cid], drive.completion_ns(cid)
+        (True, True, None)
+        """
+        return self._drive.completion_ns(id)
+
     @property
     def outstanding(self) -> int:
         """Commands submitted and not yet polled."""

@@ -118,6 +118,11 @@ impl PendingCompletions {
         self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
+    /// When the command `id` completes, if it is still pending (a scan: a host keeps few in flight).
+    fn time_of(&self, id: u64) -> Option<Ns> {
+        self.heap.iter().find(|Reverse((_, i, _))| *i == id).map(|Reverse((t, _, _))| *t)
+    }
+
     /// The earliest completion if it is due by `now`.
     fn pop_due(&mut self, now: Ns) -> Option<Completion> {
         let &Reverse((t, _, slot)) = self.heap.peek()?;
@@ -927,6 +932,12 @@ impl Drive {
     /// When the earliest outstanding command completes.
     pub fn next_completion_ns(&self) -> Option<Ns> {
         self.pending.next_time()
+    }
+
+    /// When the submitted command `id` completes (final from its submission on); `None` once it has
+    /// been polled, or for an id never submitted.
+    pub fn completion_ns(&self, id: u64) -> Option<Ns> {
+        self.pending.time_of(id)
     }
 
     /// The next completion at or before the current time, in (complete time, id) order; `None` when no

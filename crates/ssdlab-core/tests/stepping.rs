@@ -95,6 +95,21 @@ fn completions_wait_for_the_clock_and_the_clock_never_goes_back() {
 }
 
 #[test]
+fn each_command_tells_its_completion_time_until_it_is_polled() {
+    let mut d = fresh();
+    let ids: Vec<u64> = (0..4).map(|i| d.submit(Command::new(Op::Read, i * 4096, 4096)).unwrap()).collect();
+    let times: Vec<_> = ids.iter().map(|&id| d.completion_ns(id).unwrap()).collect();
+    assert_eq!(times.iter().min().copied(), d.next_completion_ns());
+    d.advance(*times.iter().max().unwrap());
+    let polled: Vec<_> = std::iter::from_fn(|| d.poll()).map(|c| (c.id, c.complete_ns)).collect();
+    let mut told: Vec<_> = ids.iter().copied().zip(times).collect();
+    told.sort_by_key(|&(id, t)| (t, id));
+    assert_eq!(polled, told, "the time told at submission is the time it completes");
+    assert_eq!(d.completion_ns(ids[0]), None, "polled");
+    assert_eq!(d.completion_ns(999), None, "never submitted");
+}
+
+#[test]
 fn commands_outside_the_drive_or_off_4k_are_refused_with_the_field_named() {
     let mut d = fresh();
     let cap = d.capacity_bytes();

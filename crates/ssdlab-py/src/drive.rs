@@ -188,6 +188,11 @@ impl NativeDrive {
         Ok(borrow(slf)?.drive.next_completion_ns())
     }
 
+    /// When the submitted command `id` completes (None once polled, or if never submitted).
+    fn completion_ns(slf: &Bound<'_, Self>, id: u64) -> PyResult<Option<u64>> {
+        Ok(borrow(slf)?.drive.completion_ns(id))
+    }
+
     /// Replay the trace at `path` (see `ssdlab_core::TraceReader` for the formats). Returns the
     /// result, the bad lines skipped (with `skip_bad`) and the lines read. Releases the GIL; `progress`
     /// gets the fraction of the file read.

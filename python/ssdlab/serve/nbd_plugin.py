@@ -7,9 +7,9 @@ nbdkit imports this file with its own embedded interpreter, so ``ssdlab`` is imp
 Every request becomes one command on the twin, with the twin's data store on:
 
 * ``realtime``: simulated time follows wall time from the first request; a request is submitted at
-  the simulated time it arrives and its reply held until wall time reaches its simulated completion,
-  so requests in flight together overlap in the twin as they would in a drive (nbdkit's parallel
-  thread model).
+  the simulated time it arrives and its reply held until wall time reaches its simulated completion
+  (each request's thread sleeps once, to its own completion), so requests in flight together overlap
+  in the twin as they would in a drive (nbdkit's parallel thread model).
 * ``free``: replies as soon as the twin has computed them; the simulated clock moves only to each
   completion (requests overlap only when they arrive while the clock stands still).
 
@@ -19,6 +19,8 @@ first, as a drive's read-modify-write does).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import sys
 import threading
 import time
@@ -29,7 +31,9 @@ PAGE = 4096
 
 _keys: dict[str, list[str]] = {}
 _state: dict[str, Any] = {}
-_lock = threading.Condition()
+_lock = threading.Lock()
+_thread = threading.local()  # per nbdkit worker thread: whether its timer slack was set
+PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
 
 
 def thread_model() -> int:
@@ -59,7 +63,7 @@ def config_complete() -> None:
     pace = _keys.get("pace", ["realtime"])[0]
     if pace not in ("realtime", "free"):
         raise ValueError(f"pace must be realtime or free, got {pace!r}")
-    _state.update(drive=drive, pace=pace, t0=None, done={})
+    _state.update(drive=drive, pace=pace, t0=None, done={}, served=0, served_ns=0)
 
 
 def open(readonly: bool) -> int:  # nbdkit's callback name
@@ -95,41 +99,49 @@ def can_multi_conn(h: int) -> bool:
 def _command(op: str, offset: int, length: int, data: bytes | None = None, fua: bool = False) -> bytes | None:
     """Run one command on the twin; returns a read's data. Holds the reply to the pace."""
     drive = _state["drive"]
+    realtime = _state["pace"] == "realtime"
     with _lock:
-        if _state["pace"] == "realtime":
-            wall = time.monotonic_ns()
+        if realtime:
             if _state["t0"] is None:
-                _state["t0"] = wall - drive.now_ns
-            arrive = wall - _state["t0"]
-            if arrive > drive.now_ns:
-                _collect(drive, arrive)
+                _state["t0"] = time.monotonic_ns() - drive.now_ns
+            _catch_up(drive, 0)  # submitted at the simulated time it arrived
         cid = drive.submit(op, offset, length, data=data, fua=fua)
-        if _state["pace"] == "free":
-            while cid not in _state["done"]:
-                drive.advance()
-                _collect(drive, None)
-            served: bytes | None = _state["done"].pop(cid)
-            return served
-    # realtime: wait (lock released) until wall time reaches the completion, then collect it
-    while True:
-        with _lock:
-            now = time.monotonic_ns() - _state["t0"]
-            if now > drive.now_ns:
-                _collect(drive, now)
-            if cid in _state["done"]:
-                done: bytes | None = _state["done"].pop(cid)
-                return done
-            nxt = drive.next_completion_ns
-        wait = max(0, (nxt if nxt is not None else now + 1000) - now)
-        time.sleep(min(wait, 1_000_000) / 1e9)
+        due = drive.completion_ns(cid)
+    if realtime:
+        # the twin computed the completion time at submission and nothing later moves it, so each request
+        # sleeps once, to its own completion, with the lock (and the GIL) free for the others
+        _sleep_until(_state["t0"] + due)
+    with _lock:
+        if realtime:
+            _catch_up(drive, due)
+        else:
+            drive.advance(max(due, drive.now_ns))
+        for c in drive.poll():
+            _state["done"][c.id] = c.data
+            _state["served"] += 1
+            _state["served_ns"] += c.complete_ns - c.submit_ns
+        reply: bytes | None = _state["done"].pop(cid)
+        return reply
 
 
-def _collect(drive: Any, until: int | None) -> None:
-    """Advance the twin (to ``until``, or its next completion) and file every completion by id."""
-    drive.advance(until)
-    for c in drive.poll():
-        _state["done"][c.id] = c.data
-    _lock.notify_all()
+def _catch_up(drive: Any, at_least: int) -> None:
+    """Move the twin's clock to wall time (never back), and to ``at_least``: a sleep that woke a few
+    nanoseconds early still finds its completion."""
+    now = max(time.monotonic_ns() - _state["t0"], at_least)
+    if now > drive.now_ns:
+        drive.advance(now)
+
+
+def _sleep_until(wall_ns: int) -> None:
+    if not getattr(_thread, "precise", False):
+        # Linux lets a sleep overrun by the thread's timer slack, 50 us by default: as long as a fast
+        # read takes in the twin. 1 us makes the replies leave on time (a no-op where prctl is missing).
+        _thread.precise = True
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+    wait = wall_ns - time.monotonic_ns()
+    if wait > 0:
+        time.sleep(wait / 1e9)
 
 
 def _span(offset: int, count: int) -> tuple[int, int]:
@@ -186,8 +198,11 @@ def cleanup() -> None:
     if drive is None:
         return
     c = drive.counters()
+    # the twin's own mean latency: a client's measured latency less this is what the export added
+    mean_us = _state["served_ns"] / max(1, _state["served"]) / 1e3
     print(
         f"ssdlab serve: {drive.name}: host wrote {c['host_write_bytes'] / 1e9:.3f} GB, read "
-        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {drive.now_ns / 1e9:.3f} s",
+        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {drive.now_ns / 1e9:.3f} s; "
+        f"{_state['served']} commands, {mean_us:.1f} us mean in the twin",
         file=sys.stderr,
     )
