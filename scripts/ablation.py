@@ -74,6 +74,11 @@ def configurations() -> tuple[list[Config], list[str]]:
         Config("idle fold off", {"ftl.slc_cache.idle_fold": False}),
         Config("background GC off", {"ftl.background_gc_free_blocks": 0}),
     ]
+    # SLC cache sizing: the ceiling in GB lifted (the share of capacity alone bounds the dynamic part).
+    if _get(base, "ftl.slc_cache.dynamic_max_gb"):
+        candidates.append(Config("SLC cache ceiling off", {"ftl.slc_cache.dynamic_max_gb": 0.0}))
+    if _get(base, "controller.map_cache.hmb_map_pct") != 100.0:
+        candidates.append(Config("whole HMB holds map pages", {"controller.map_cache.hmb_map_pct": 100.0}))
     location = _get(base, "controller.map_cache.location")
     for loc, label in (
         ("dram", "map cache in DRAM"),

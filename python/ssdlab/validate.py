@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import reference
-from ssdlab.drive import Drive, Overrides
+from ssdlab.drive import Drive, Overrides, parse_overrides
 from ssdlab.errors import config_error
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
@@ -553,11 +553,22 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
 
 
+def _fill_run(ctx: Context, hmb_off: bool = False) -> tuple[_fill.FillResult, str]:
+    """The whole-drive fill of the context's preset (with the HMB withheld if ``hmb_off``), run once, and
+    how it was run."""
+    cap = 32.0 if ctx.quick else None
+    overrides = {**dict(parse_overrides(ctx.overrides)), **(_anandtech.HMB_OFF if hmb_off else {})}
+    res: _fill.FillResult = ctx.once(
+        f"fill-hmb-off={hmb_off}",
+        lambda: _fill.run_fill(Drive.from_preset(ctx.preset, set=overrides, capacity_gb=cap)),
+    )
+    scale = "scaled to 32 GB (quick)" if cap else "full capacity"
+    return res, f"fill from erased, 128 KiB seq QD32, {scale}"
+
+
 @method("fill", "curve", "fill_avg_MBps", "slc_cache_GB")
 def _fill_fig(fig: Figure, ctx: Context) -> Measured:
-    cap = 32.0 if ctx.quick else None
-    res: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
-    how = "fill from erased, 128 KiB seq QD32, " + ("scaled to 32 GB (quick)" if cap else "full capacity")
+    res, how = _fill_run(ctx)
     if fig.key == "fill_avg_MBps":  # AIDA64 (the roundup's tool) averages its speed samples
         mean = sum(res.mbps) / len(res.mbps)
         return Measured(mean, "MB/s", how + "; mean of the per-GB speeds (AIDA64's average)")
@@ -574,8 +585,7 @@ def _fill_fig(fig: Figure, ctx: Context) -> Measured:
 def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
     """AnandTech's reading of a fill: past the cache the speed is "cut in half" (35-65% of the cache's) and
     "steady" (no 1 GB point after the cache below 80% of their median: no second drop)."""
-    cap = 32.0 if ctx.quick else None
-    res: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
+    res, how = _fill_run(ctx)
     cache = res.cache_seen_bytes()
     before = [p.mbps for p in res.points if p.host_bytes <= cache]
     after = sorted(p.mbps for p in res.points if p.host_bytes > cache)
@@ -588,7 +598,6 @@ def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
         f"past the cache {median:,.0f} MB/s = {ratio:.0%} of the cache's {slc:,.0f}; slowest 1 GB point "
         f"{floor:.0%} of that (pass: 35-65% and >= 80%)"
     )
-    how = "fill from erased, 128 KiB seq QD32, " + ("scaled to 32 GB (quick)" if cap else "full capacity")
     return Measured(text, "", how + "; check", passed=passed)
 
 
@@ -596,22 +605,13 @@ def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
 def _fill_hmb_off(fig: Figure, ctx: Context) -> Measured:
     """The fill again with the HMB withheld (AnandTech's HMB-off runs): "minimal impact" = the overall
     averages within 15% of each other."""
-    cap = 32.0 if ctx.quick else None
-    on: _fill.FillResult = ctx.once("fill", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap)))
-    overrides = {**(ctx.overrides or {}), **_anandtech.HMB_OFF}
-    off: _fill.FillResult = ctx.once(
-        "fill-hmb-off",
-        lambda: _fill.run_fill(Drive.from_preset(ctx.preset, set=overrides, capacity_gb=cap)),
-    )
+    (on, how), (off, _) = _fill_run(ctx), _fill_run(ctx, hmb_off=True)
     change = off.average_mbps / on.average_mbps - 1
     text = (
-        f"overall average {on.average_mbps:,.0f} MB/s with HMB, {off.average_mbps:,.0f} without: {change:+.0%} "
-        "(pass: within 15%)"
+        f"overall average {on.average_mbps:,.0f} MB/s with HMB, {off.average_mbps:,.0f} without: "
+        f"{change:+.0%} (pass: within 15%)"
     )
-    how = "fill from erased, 128 KiB seq QD32, HMB on and off, " + (
-        "scaled to 32 GB (quick)" if cap else "full capacity"
-    )
-    return Measured(text, "", how + "; check", passed=abs(change) <= 0.15)
+    return Measured(text, "", how + ", HMB on and off; check", passed=abs(change) <= 0.15)
 
 
 def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:

@@ -664,8 +664,7 @@ def _sustained_rand_read_hmb(res: AnandTechResult) -> tuple[bool, str]:
     gain = on.mbps / off.mbps - 1 if off.mbps else float("inf")
     return (
         abs(gain) <= 0.15,
-        f"QD1/2/4 mean {on.mbps:,.1f} MB/s with HMB, {off.mbps:,.1f} without: {gain:+.0%} "
-        "(pass: within 15%)",
+        f"QD1/2/4 mean {on.mbps:,.1f} MB/s with HMB, {off.mbps:,.1f} without: {gain:+.0%} (pass: within 15%)",
     )
 
 
