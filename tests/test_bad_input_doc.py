@@ -32,6 +32,19 @@ FIXTURES = {
             "commands": [["detach-ns", {"nsid": 1}]],
         }
     ),
+    "sanitizing.json": json.dumps(
+        {
+            "version": 1,
+            "preset": "bg4-1tb",
+            "drive_file": None,
+            "set": ["ftl.user_capacity_gb=1"],
+            "scale_capacity_gb": None,
+            "commands": [
+                ["write", {"nsid": 1, "slba": 0, "nlb": 256, "pattern": 0xA5}],
+                ["sanitize", {"action": "block-erase", "passes": 1, "no_deallocate": False, "wait": False}],
+            ],
+        }
+    ),
 }
 
 # a code span: ``...`` (which may hold a backtick) or `...`

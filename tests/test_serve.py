@@ -193,22 +193,23 @@ def test_a_namespace_export_writes_only_its_namespace_encrypted(
 
 
 @pytest.mark.parametrize(
-    ("detach", "args", "option"),
+    ("commands", "args", "option"),
     [
         ([], ["--preset", "bg4-1tb"], "--state"),
         ([], ["--set", "ftl.user_capacity_gb=2"], "--state"),
         ([], ["--namespace-id", "3"], "--namespace-id"),
-        (["2"], ["--namespace-id", "2"], "--namespace-id"),
-        (["1", "2"], [], "--state"),  # no attached namespace
+        ([["detach-ns", "-n", "2"]], ["--namespace-id", "2"], "--namespace-id"),
+        ([["detach-ns", "-n", "1"], ["detach-ns", "-n", "2"]], [], "--state"),  # no attached namespace
+        ([["sanitize", "--action", "block-erase", "--no-wait"]], [], "--state"),  # IO would fail
     ],
 )
 def test_bad_namespace_exports_exit_2_naming_the_option(
-    two_namespaces: Path, tmp_path: Path, detach: list[str], args: list[str], option: str
+    two_namespaces: Path, tmp_path: Path, commands: list[list[str]], args: list[str], option: str
 ) -> None:
-    state = tmp_path / "d.json"  # a copy, with the namespaces `detach` detached
+    state = tmp_path / "d.json"  # a copy, with `commands` run on it
     state.write_bytes(two_namespaces.read_bytes())
-    for nsid in detach:
-        nvme(state, "detach-ns", "-n", nsid)
+    for command in commands:
+        nvme(state, *command)
     p = subprocess.run(
         [*SSDLAB, "serve", "--state", str(state), *args, "--run", "true"], capture_output=True, text=True
     )

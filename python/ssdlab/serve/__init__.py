@@ -21,6 +21,7 @@ From the shell::
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from pathlib import Path
 from ssdlab.counters import Counters
 from ssdlab.drive import Completion
 from ssdlab.errors import config_error
-from ssdlab.nvme import Controller
+from ssdlab.nvme import SANITIZE_IN_PROGRESS, Controller
 
 PLUGIN = Path(__file__).with_name("nbd_plugin.py")
 PACES = ("realtime", "free")
@@ -75,7 +76,18 @@ def nbdkit_command(
 
 def export_namespace(nvme: Controller, nsid: int | None, state: object) -> int:
     """The namespace to export: ``nsid``, which must exist and be attached, or the first attached one.
-    Errors name ``--namespace-id``, or ``--state`` (value ``state``) when no namespace is attached."""
+    Errors name ``--namespace-id``, or ``--state`` (value ``state``) when no namespace is attached or a
+    sanitize is still running (every command would fail until it ends, and with free pacing it never
+    would: the clock moves only with the commands)."""
+    log = nvme.sanitize_log()
+    if log["sstat"] == SANITIZE_IN_PROGRESS:
+        wait_s = math.ceil((log["end_ns"] - nvme.drive.now_ns) / 1e6) / 1e3  # whole ms, rounded up
+        raise config_error(
+            "--state",
+            f"a {log['action']} sanitize runs for {wait_s:g} s more of simulated time: let it end first "
+            f"(ssdlab nvme idle --state FILE --seconds {wait_s:g})",
+            state,
+        )
     attached = sorted(n for n, ns in nvme.namespaces.items() if ns.attached)
     if nsid is None:
         if not attached:
