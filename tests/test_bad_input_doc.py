@@ -3,6 +3,7 @@ line, up to a ``…``) and exits 2."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -21,6 +22,29 @@ FIXTURES = {
     "bad-op.csv": "time_us,op,offset,length\n0,write,0,4096\n5,fly,0,4096\n",
     "bad-bs.fio": "[j]\nrw=randread\nbs=4q\n",
     "bad-opt.fio": "[j]\nrw=randread\nfrobnicate=1\n",
+    "detached.json": json.dumps(
+        {
+            "version": 1,
+            "preset": "bg4-1tb",
+            "drive_file": None,
+            "set": ["ftl.user_capacity_gb=1"],
+            "scale_capacity_gb": None,
+            "commands": [["detach-ns", {"nsid": 1}]],
+        }
+    ),
+    "sanitizing.json": json.dumps(
+        {
+            "version": 1,
+            "preset": "bg4-1tb",
+            "drive_file": None,
+            "set": ["ftl.user_capacity_gb=1"],
+            "scale_capacity_gb": None,
+            "commands": [
+                ["write", {"nsid": 1, "slba": 0, "nlb": 256, "pattern": 0xA5}],
+                ["sanitize", {"action": "block-erase", "passes": 1, "no_deallocate": False, "wait": False}],
+            ],
+        }
+    ),
 }
 
 # a code span: ``...`` (which may hold a backtick) or `...`

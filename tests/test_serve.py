@@ -99,6 +99,131 @@ def test_bad_parameters_exit_2_before_nbdkit_starts() -> None:
     assert p.returncode == 2 and "pace" in p.stderr
 
 
+# --- a namespace of a saved NVMe drive (`--state`) ---------------------------------------------------------
+
+NS1_BYTES, NS2_BYTES = 8192 * 512, 4096 * 4096  # 4 MiB of 512-byte LBAs, then 16 MiB of 4 KiB LBAs
+
+
+def nvme(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SSDLAB, "nvme", *args, "--state", str(state)], capture_output=True, text=True, check=True
+    )
+
+
+@pytest.fixture(scope="module")
+def two_namespaces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state file: namespace 1 deleted, then namespace 1 of 512-byte LBAs (its first 4 KiB written
+    0x5a) and namespace 2 of 4 KiB LBAs after it, both attached."""
+    state = tmp_path_factory.mktemp("ns") / "d.json"
+    nvme(state, "delete-ns", "-n", "1", *SMALL)
+    nvme(state, "create-ns", "--nsze", "8192", "--lba-bytes", "512")
+    nvme(state, "create-ns", "--nsze", "4096")
+    nvme(state, "attach-ns", "-n", "1")
+    nvme(state, "attach-ns", "-n", "2")
+    nvme(state, "write", "-n", "1", "--start-block", "0", "-c", "8", "--pattern", "0x5a")
+    return state
+
+
+def serve_state(state: Path, run: str, *more: str) -> subprocess.CompletedProcess[str]:
+    return serve("free", run, drive=["--state", str(state), *more], timeout=120)
+
+
+def test_a_namespace_of_a_saved_drive_takes_an_image_and_reads_it_back(
+    two_namespaces: Path, tmp_path: Path
+) -> None:
+    state = two_namespaces
+    saved = state.read_bytes()
+    image, back = tmp_path / "image.raw", tmp_path / "back.raw"
+    image.write_bytes(os.urandom(NS2_BYTES // 2) + bytes(NS2_BYTES // 4) + os.urandom(NS2_BYTES // 4))
+    p = serve_state(state, f'nbdcopy {image} "$uri" && nbdcopy "$uri" {back}', "--namespace-id", "2")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert back.read_bytes() == image.read_bytes(), "the whole namespace, byte for byte"
+    assert "ssdlab serve: bg4-1tb namespace 2: host wrote 0.017 GB" in p.stderr, "the session's counters"
+    assert state.read_bytes() == saved, "a serve session reads the state file and never writes it"
+    # the session's writes are gone with it; what the state file holds of namespace 1 is as it was:
+    # served (the first attached namespace by default) and read with ssdlab nvme
+    ns1 = tmp_path / "ns1.raw"
+    p = serve_state(state, f'nbdcopy "$uri" {ns1}')
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert ns1.read_bytes() == b"\x5a" * 4096 + bytes(NS1_BYTES - 4096)
+    read = json.loads(nvme(state, "read", "-n", "1", "--start-block", "8", "-c", "8184", "--json").stdout)
+    assert read["all_zeros"] and read["bytes"] == NS1_BYTES - 4096
+
+
+def test_a_512_byte_lba_namespace_takes_512_byte_requests(two_namespaces: Path) -> None:
+    # qemu-io fails (exit 1) on a pattern that does not read back
+    io = (
+        'qemu-io -f raw -c "write -P 0x33 1536 512" -c "read -P 0x33 1536 512" -c "read -P 0x5a 0 1536" '
+        '-c "read -P 0x5a 2048 2048" -c "read -P 0 4096 4096" "$uri"'
+    )
+    p = serve_state(two_namespaces, f'nbdinfo --size "$uri" && {io}', "--namespace-id", "1")
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert p.stdout.splitlines()[0] == str(NS1_BYTES)
+    assert "Pattern verification failed" not in p.stdout
+
+
+def test_a_namespace_export_writes_only_its_namespace_encrypted(
+    two_namespaces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin in process (nbdkit's module stubbed): a write over all of namespace 2 leaves namespace 1
+    as it was, and lands on the media encrypted with the namespace's key."""
+    import importlib.util
+    import types
+
+    from ssdlab.serve import PLUGIN
+
+    monkeypatch.setitem(sys.modules, "nbdkit", types.SimpleNamespace(FLAG_FUA=1))
+    spec = importlib.util.spec_from_file_location("ssdlab_nbd_plugin", PLUGIN)
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    for key, value in (("state", str(two_namespaces)), ("namespace", "2"), ("pace", "free")):
+        plugin.config(key, value)
+    plugin.config_complete()
+    assert plugin.get_size(0) == NS2_BYTES
+    data = os.urandom(NS2_BYTES)
+    plugin.pwrite(0, data, 0, 0)
+    buf = bytearray(NS2_BYTES)
+    plugin.pread(0, buf, 0, 0)
+    assert buf == data
+    nvme = plugin._state["drive"].nvme
+    assert nvme.read(1, 0, 8192) == b"\x5a" * 4096 + bytes(NS1_BYTES - 4096)
+    on_media = nvme.drive.read_data(NS1_BYTES, NS2_BYTES)
+    assert on_media != data and any(on_media), "stored under the namespace's media key"
+
+
+@pytest.mark.parametrize(
+    ("commands", "args", "option"),
+    [
+        ([], ["--preset", "bg4-1tb"], "--state"),
+        ([], ["--set", "ftl.user_capacity_gb=2"], "--state"),
+        ([], ["--namespace-id", "3"], "--namespace-id"),
+        ([["detach-ns", "-n", "2"]], ["--namespace-id", "2"], "--namespace-id"),
+        ([["detach-ns", "-n", "1"], ["detach-ns", "-n", "2"]], [], "--state"),  # no attached namespace
+        ([["sanitize", "--action", "block-erase", "--no-wait"]], [], "--state"),  # IO would fail
+    ],
+)
+def test_bad_namespace_exports_exit_2_naming_the_option(
+    two_namespaces: Path, tmp_path: Path, commands: list[list[str]], args: list[str], option: str
+) -> None:
+    state = tmp_path / "d.json"  # a copy, with `commands` run on it
+    state.write_bytes(two_namespaces.read_bytes())
+    for command in commands:
+        nvme(state, *command)
+    p = subprocess.run(
+        [*SSDLAB, "serve", "--state", str(state), *args, "--run", "true"], capture_output=True, text=True
+    )
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(f"error: {option}: ") and "Traceback" not in p.stderr, p.stderr
+
+
+def test_a_namespace_id_needs_a_state_file() -> None:
+    p = subprocess.run(
+        [*SSDLAB, "serve", "--namespace-id", "1", "--run", "true"], capture_output=True, text=True
+    )
+    assert p.returncode == 2 and p.stderr.startswith("error: --namespace-id: "), p.stderr
+
+
 @pytest.mark.parametrize("pace", ["free", "realtime"])
 def test_the_plugin_file_is_what_nbdkit_is_given(pace: str) -> None:
     from ssdlab.serve import PLUGIN, nbdkit_command

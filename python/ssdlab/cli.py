@@ -783,19 +783,50 @@ def serve(
             "--run", help="Captive mode: run this command against the export ($uri, $unixsocket), then stop."
         ),
     ] = None,
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            "--state",
+            help="Export a namespace of the drive this `ssdlab nvme` state file holds (in place of "
+            "--preset/--drive/--set). The file is read, never written: what the session writes is gone "
+            "when it ends.",
+        ),
+    ] = None,
+    nsid: Annotated[
+        int | None,
+        typer.Option(
+            "--namespace-id",
+            "-n",
+            help="With --state: the namespace to export (default: the first attached).",
+        ),
+    ] = None,
 ) -> None:
     """Export the twin as a block device over NBD (Debian's nbdkit): fio's nbd engine, qemu-img, nbdcopy
-    or a Linux guest use it as a disk; what is written reads back.
+    or a Linux guest use it as a disk; what is written reads back. With --state, one namespace of a saved
+    NVMe drive: its size, its LBA size, its media key.
 
     Example: ssdlab serve --preset bg4-1tb --set ftl.user_capacity_gb=4 --run
     'fio --ioengine=nbd --uri=$uri --rw=randread --bs=4k --iodepth=8 --runtime=5 --time_based --name=r'
     """
-    from ssdlab.serve import nbdkit_command
+    from ssdlab.nvme_cli import load_state
+    from ssdlab.serve import export_namespace, nbdkit_command
     from ssdlab.serve import serve as run_nbdkit
 
     if preset is not None and drive_file is not None:
         raise config_error("--drive", "give --preset or --drive, not both", "")
-    _drive(preset, drive_file, set_, scale_capacity_gb)  # bad parameters fail here, with exit 2
+    if state is not None:
+        if preset is not None or drive_file is not None or set_ or scale_capacity_gb is not None:
+            raise config_error(
+                "--state",
+                "the state file holds the drive: drop --preset/--drive/--set/--scale-capacity-gb",
+                state,
+            )
+        # a bad state file or namespace fails here, with exit 2; nbdkit loads the drive again
+        nsid = export_namespace(load_state(state), nsid, state)
+    elif nsid is not None:
+        raise config_error("--namespace-id", "is for a drive with namespaces: give --state too", nsid)
+    else:
+        _drive(preset, drive_file, set_, scale_capacity_gb)  # bad parameters fail here, with exit 2
     cmd = nbdkit_command(
         preset,
         set_ or [],
@@ -805,6 +836,8 @@ def serve(
         pace=pace,
         capacity_gb=scale_capacity_gb,
         run=run_cmd,
+        state=str(state.resolve()) if state else None,
+        namespace=nsid,
     )
     raise typer.Exit(run_nbdkit(cmd))
 

@@ -120,6 +120,7 @@ LBA_FORMATS = (512, 4096)
 
 #: The FTL's mapping unit: namespaces are whole ranges of these pages.
 PAGE = 4096
+_ZEROS = bytes(PAGE)
 
 #: Sanitize actions (the SANACT field of the Sanitize command) by name.
 SANITIZE_ACTIONS = {"block-erase": 2, "overwrite": 3, "crypto-erase": 4}
@@ -474,7 +475,7 @@ class Controller:
         out = bytearray()
         for i in range(0, len(data), PAGE):
             page = data[i : i + PAGE]
-            if reading and not any(page):
+            if reading and page == _ZEROS:
                 out += page  # deallocated: zeros, whatever the key
                 continue
             plain = int.from_bytes(page, "little") ^ self._keystream(key, first_page + i // PAGE)

@@ -41,7 +41,7 @@ from ssdlab.errors import ConfigError, InputError, config_error
 from ssdlab.nvme import FEATURES, SANITIZE_ACTIONS, CommandError, Controller
 from ssdlab.presets import DEFAULT_PRESET
 
-__all__ = ["nvme_app"]
+__all__ = ["load_state", "nvme_app"]
 
 nvme_app = typer.Typer(
     name="nvme",
@@ -125,6 +125,31 @@ def _build(recipe: dict[str, Any]) -> Controller:
     return Controller(drive)
 
 
+def _load(state: Path) -> tuple[Controller, dict[str, Any]]:
+    """The controller a state file holds (its drive made, its commands played again) and its recipe."""
+    try:
+        recipe = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise config_error("--state", f"cannot read the state file: {e}", state) from None
+    if not isinstance(recipe, dict) or recipe.get("version") != STATE_VERSION:
+        raise config_error("--state", f"not an ssdlab nvme state file (version {STATE_VERSION})", state)
+    nvme = _build(recipe)
+    for command, args in recipe.get("commands", []):
+        try:
+            COMMANDS[command](nvme, **args)
+        except InputError:
+            pass  # it failed the first time too: its error log entry is made again
+    return nvme, recipe
+
+
+def load_state(state: Path) -> Controller:
+    """The controller a state file holds, read and never written (``ssdlab serve --state``); a missing or
+    bad file is a :class:`ssdlab.ConfigError` naming ``--state``."""
+    if not state.is_file():
+        raise config_error("--state", "no such state file (ssdlab nvme ... --state FILE makes one)", state)
+    return _load(state)[0]
+
+
 def _session(
     state: Path | None,
     preset: str | None,
@@ -142,18 +167,7 @@ def _session(
                 f"{state} already holds a drive: drop --preset/--drive/--set/--scale-capacity-gb",
                 state,
             )
-        try:
-            recipe = json.loads(state.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise config_error("--state", f"cannot read the state file: {e}", state) from None
-        if not isinstance(recipe, dict) or recipe.get("version") != STATE_VERSION:
-            raise config_error("--state", f"not an ssdlab nvme state file (version {STATE_VERSION})", state)
-        nvme = _build(recipe)
-        for command, args in recipe.get("commands", []):
-            try:
-                COMMANDS[command](nvme, **args)
-            except InputError:
-                pass  # it failed the first time too: its error log entry is made again
+        nvme, recipe = _load(state)
         return _Session(nvme, recipe, state)
     recipe = {
         "version": STATE_VERSION,

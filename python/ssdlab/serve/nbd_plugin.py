@@ -2,7 +2,12 @@
 
 nbdkit imports this file with its own embedded interpreter, so ``ssdlab`` is imported only once
 ``config`` has put the package's path (the ``path=`` key) on ``sys.path``. Keys: ``path``, ``preset`` or
-``toml``, ``set`` (repeatable, PATH=VALUE), ``pace`` (``realtime`` or ``free``), ``capacity_gb``.
+``toml``, ``set`` (repeatable, PATH=VALUE), ``pace`` (``realtime`` or ``free``), ``capacity_gb``; or, in
+place of the drive keys, ``state`` (an ``ssdlab nvme`` state file, read only) and ``namespace`` (its ID).
+
+The export is a :class:`ssdlab.Drive`, or a namespace of the drive a state file holds, seen through
+:class:`ssdlab.serve.NamespaceIO`, which offers the same calls in the namespace's bytes; the pacing below
+is the same for both.
 
 Every request becomes one command on the twin, with the twin's data store on:
 
@@ -14,7 +19,8 @@ Every request becomes one command on the twin, with the twin's data store on:
   completion (requests overlap only when they arrive while the clock stands still).
 
 Requests not on 4 KiB boundaries are widened to whole pages (a write of part of a page reads the page
-first, as a drive's read-modify-write does).
+first, as a drive's read-modify-write does). A namespace starts on a page and holds whole pages, so a
+namespace of 512-byte LBAs takes 512-byte requests the same way.
 """
 
 from __future__ import annotations
@@ -48,9 +54,16 @@ def config(key: str, value: str) -> None:
         sys.path.insert(0, value)
 
 
-def config_complete() -> None:
-    from ssdlab import Drive
+def _export() -> Any:
+    """What the keys ask to export: a drive, or a namespace of a state file's drive."""
+    from pathlib import Path
 
+    from ssdlab import Drive
+    from ssdlab.nvme_cli import load_state
+    from ssdlab.serve import NamespaceIO
+
+    if "state" in _keys:
+        return NamespaceIO(load_state(Path(_keys["state"][0])), int(_keys["namespace"][0]))
     sets = [s.split("=", 1) for s in _keys.get("set", [])]
     overrides = {k: v for k, v in sets}
     cap = _keys.get("capacity_gb")
@@ -60,10 +73,17 @@ def config_complete() -> None:
     else:
         drive = Drive.from_preset(_keys.get("preset", ["bg4-1tb"])[0], set=overrides, capacity_gb=capacity_gb)
     drive.enable_data()
+    return drive
+
+
+def config_complete() -> None:
+    drive = _export()
     pace = _keys.get("pace", ["realtime"])[0]
     if pace not in ("realtime", "free"):
         raise ValueError(f"pace must be realtime or free, got {pace!r}")
+    # the exit line reports this session: a state file's drive has a past
     _state.update(drive=drive, pace=pace, t0=None, done={}, served=0, served_ns=0)
+    _state.update(before=drive.counters(), start_ns=drive.now_ns)
 
 
 def open(readonly: bool) -> int:  # nbdkit's callback name
@@ -197,12 +217,15 @@ def cleanup() -> None:
     drive = _state.get("drive")
     if drive is None:
         return
-    c = drive.counters()
+    from ssdlab.counters import delta
+
+    c = delta(_state["before"], drive.counters())
+    simulated_s = (drive.now_ns - _state["start_ns"]) / 1e9
     # the twin's own mean latency: a client's measured latency less this is what the export added
     mean_us = _state["served_ns"] / max(1, _state["served"]) / 1e3
     print(
         f"ssdlab serve: {drive.name}: host wrote {c['host_write_bytes'] / 1e9:.3f} GB, read "
-        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {drive.now_ns / 1e9:.3f} s; "
+        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {simulated_s:.3f} s; "
         f"{_state['served']} commands, {mean_us:.1f} us mean in the twin",
         file=sys.stderr,
     )
