@@ -1,6 +1,6 @@
 # The README's commands. Everything a fresh machine needs (Rust toolchain, python3 >= 3.11 with pip) is
 # assumed; the rest is installed here into .venv.
-.PHONY: venv build run test stubtest pytest sysdeps guest bench lint docs fidelity fuzz clean
+.PHONY: venv build run test stubtest pytest sysdeps guest bench bench-sweep lint docs fidelity fuzz clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -76,6 +76,11 @@ pytest: build sysdeps
 
 bench:
 	cargo bench -p ssdlab-core --bench engine
+
+# `ssdlab sweep` on 2 workers against 1, and against two plain processes (what the machine allows): 200
+# points of 1 s simulated, in alternating rounds (about 4 minutes a round on 2 cores).
+bench-sweep: build
+	$(BIN)/python scripts/bench_sweep.py
 
 lint: venv
 	cargo fmt --all --check

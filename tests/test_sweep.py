@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,13 +39,9 @@ def spec(body: str, head: str = HEAD, workload: str = WORKLOAD) -> sweep.Spec:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
+    """The sweep's own LocalCluster, of 2 workers."""
+    pytest.importorskip("distributed")
+    with sweep._client(None, 2) as c:
         c.wait_for_workers(2)
         yield c
 
@@ -204,6 +203,29 @@ def test_the_same_point_gives_the_same_figures_on_either_worker(client: Any) -> 
     for m in sweep.METRICS:
         assert rows[0][m] == rows[1][m], m
     assert rows[0]["iops"] > 0 and rows[0]["key"] == rows[1]["key"] == point.key
+
+
+def _profiling() -> bool:
+    import dask
+
+    return bool(dask.config.get("distributed.worker.profile.enabled"))
+
+
+def test_the_local_cluster_is_single_threaded_processes_without_the_profiler(client: Any) -> None:
+    workers = client.scheduler_info()["workers"]
+    assert [w["nthreads"] for w in workers.values()] == [1, 1]
+    pids = set(client.run(os.getpid).values())
+    assert len(pids) == 2 and os.getpid() not in pids  # processes: the GIL is not shared
+    # the profiler feeds a dashboard the cluster does not serve; off, it leaves its CPU to the points
+    assert set(client.run(_profiling).values()) == {False}
+
+
+def test_the_cli_module_imports_no_matplotlib() -> None:
+    """The sweep's spawned workers re-import the console script's module, ssdlab.cli: what it imports at
+    the top each worker pays for before its first point."""
+    code = "import sys, ssdlab.cli; print('matplotlib' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"
 
 
 def test_cli_sweep_writes_an_html_report_with_the_sensitivity_plot(tmp_path: Path) -> None:

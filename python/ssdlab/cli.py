@@ -49,13 +49,16 @@ from ssdlab.errors import (
 )
 from ssdlab.nvme_cli import nvme_app
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
-from ssdlab.report import counters_table, saved_tables, write_report
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
 from ssdlab.target import Target
 from ssdlab.workload import RW_NAMES, Workload
+
+# ssdlab.report (matplotlib, about 0.5 s) is imported in the commands that write a report, not here: the
+# workers of `ssdlab sweep` are spawned processes that re-import the console script's main module, this one,
+# so whatever it imports at the top each worker pays for before its first point.
 
 __all__ = ["app", "main"]
 
@@ -259,6 +262,8 @@ def run(
     finally:
         if isinstance(drive, Target):
             drive.close()
+    from ssdlab.report import saved_tables, write_report  # here, not at the top: see the note there
+
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
     # The printed tables too, so that `ssdlab report` can show them from the file alone.
@@ -978,6 +983,8 @@ def _print_result(res: Result) -> None:
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
     stdout.print(t)
+    from ssdlab.report import counters_table  # here, not at the top: see the note there
+
     title = f"Drive counters over the run ({res.elapsed_s:.3g} s measured)"
     stdout.print(counters_table(res.counters, title))
 
