@@ -533,8 +533,14 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     # left to the simulations when every core runs one. The nannies pass the setting to their workers.
     with (
         dask.config.set({"distributed.worker.profile.enabled": False}),
+        # the dashboard on a free port: None still binds 8787, and a second sweep (or anything else there)
+        # made the cluster fail to start
         LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
         ) as cluster,
         Client(cluster) as client,  # type: ignore[no-untyped-call]
     ):
