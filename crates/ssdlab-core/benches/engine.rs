@@ -1,5 +1,7 @@
 //! `make bench`: simulated IOs per wall-second and peak memory of the engine, one scenario per process
 //! (so each peak RSS is its own). Run: `cargo bench -p ssdlab-core --bench engine [-- SCENARIO]`.
+//! `randread+data` and `randwrite+data` are the same runs on a drive that keeps data
+//! ([`Drive::enable_data`]): what storing and CRC-checking the data costs over timing only.
 
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
@@ -32,6 +34,18 @@ fn seq_fill(d: &mut Drive) -> Workload {
 }
 
 fn scenario(name: &str) -> String {
+    let (name, data) = match name.strip_suffix("+data") {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let on = if data { ", data on" } else { "" };
+    let drive = |overrides: &[(&str, &str)]| {
+        let mut d = drive(overrides);
+        if data {
+            d.enable_data();
+        }
+        d
+    };
     match name {
         "randread" => {
             let mut d = drive(&[]);
@@ -49,7 +63,7 @@ fn scenario(name: &str) -> String {
                 ..Workload::default()
             };
             let (ios, s) = timed(&mut d, &w);
-            format!("4 KiB randread QD32, bg4-1tb, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+            format!("4 KiB randread QD32, bg4-1tb{on}, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
         }
         "randwrite" => {
             // GC steady state needs the drive full and overwritten: bg4-1tb's geometry with 120 blocks per plane (64 GB user).
@@ -64,7 +78,7 @@ fn scenario(name: &str) -> String {
             let s = t.elapsed().as_secs_f64();
             let ios = r.stats.write.ios;
             format!(
-                "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+                "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB{on} (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
                 r.counters[C::waf],
                 ios as f64 / s / 1e6
             )
@@ -115,7 +129,7 @@ fn scenario(name: &str) -> String {
                 ios as f64 / s / 1e6
             )
         }
-        _ => panic!("unknown scenario {name}: randread, randwrite, fill, replay"),
+        _ => panic!("unknown scenario {name}: randread, randwrite, fill, replay (+data for the first two)"),
     }
 }
 
@@ -136,7 +150,7 @@ fn main() {
         return;
     }
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    for name in ["randread", "randwrite", "fill", "replay"] {
+    for name in ["randread", "randread+data", "randwrite", "randwrite+data", "fill", "replay"] {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
             continue;
         }

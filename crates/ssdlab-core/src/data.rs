@@ -64,15 +64,26 @@ impl DataStore {
     /// [`DataStore::write`], remembering what a power cut would revert each page to: `was_durable(lpn)`
     /// says whether the version being replaced is on flash (then it becomes the page's last durable
     /// version; else the one remembered before stays).
-    pub fn write_tracked(&mut self, lpn: u32, data: &[u8], mut was_durable: impl FnMut(u32) -> bool) {
-        for l in lpn..lpn + (data.len() / PAGE_BYTES) as u32 {
+    pub fn write_tracked(&mut self, lpn: u32, data: &[u8], was_durable: impl FnMut(u32) -> bool) {
+        self.track(lpn, (data.len() / PAGE_BYTES) as u32, was_durable);
+        self.write(lpn, data);
+    }
+
+    /// [`DataStore::write_tracked`] of `n` pages of zeros, without a buffer of zeros: what a write that
+    /// carries no data stores.
+    pub fn write_zeros_tracked(&mut self, lpn: u32, n: u32, was_durable: impl FnMut(u32) -> bool) {
+        self.track(lpn, n, was_durable);
+        self.trim(lpn, n);
+    }
+
+    fn track(&mut self, lpn: u32, n: u32, mut was_durable: impl FnMut(u32) -> bool) {
+        for l in lpn..lpn + n {
             if was_durable(l) {
                 self.last_durable.insert(l, self.pages.get(&l).cloned());
             } else {
                 self.last_durable.entry(l).or_insert(None);
             }
         }
-        self.write(lpn, data);
     }
 
     /// Pages tracked as perhaps volatile ([`DataStore::write_tracked`]).
@@ -125,6 +136,9 @@ impl DataStore {
     /// Check the CRC of `n` stored pages from `lpn` without copying them (a read whose data nobody takes).
     /// Returns how many failed it, as [`DataStore::read`] does.
     pub fn check(&mut self, lpn: u32, n: u32) -> u64 {
+        if self.pages.is_empty() {
+            return 0;
+        }
         let bad = (lpn..lpn + n).filter_map(|l| self.pages.get(&l)).filter(|p| !p.intact()).count() as u64;
         self.integrity_errors += bad;
         bad
@@ -132,6 +146,9 @@ impl DataStore {
 
     /// Drop `n` pages from `lpn` (trim): they read as zeros.
     pub fn trim(&mut self, lpn: u32, n: u32) {
+        if self.pages.is_empty() {
+            return;
+        }
         if u64::from(n) >= self.pages.len() as u64 {
             self.pages.retain(|&l, _| l < lpn || l - lpn >= n);
         } else {
@@ -234,6 +251,25 @@ mod tests {
         let firsts: Vec<u8> = out.chunks(PAGE_BYTES).map(|c| c[0]).collect();
         assert_eq!(firsts, [1, 0, 5]);
         assert_eq!(d.tracked(), 0);
+    }
+
+    #[test]
+    fn writing_zeros_without_a_buffer_is_writing_a_buffer_of_zeros() {
+        let mut a = DataStore::default();
+        a.write(1, &[page(1), page(2), page(3)].concat());
+        let mut b = a.clone();
+        let durable = |l| l != 2;
+        a.write_tracked(1, &vec![0; 2 * PAGE_BYTES], durable);
+        b.write_zeros_tracked(1, 2, durable);
+        for d in [&mut a, &mut b] {
+            assert_eq!((d.pages_held(), d.tracked()), (1, 2));
+            assert_eq!(d.revert_lost(|_| true), [1, 2]);
+        }
+        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+        a.read(0, 4, &mut out_a);
+        b.read(0, 4, &mut out_b);
+        assert_eq!(out_a, out_b);
+        assert_eq!(out_b[PAGE_BYTES], 1, "page 1 back to its durable version");
     }
 
     #[test]

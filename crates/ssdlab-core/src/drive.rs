@@ -63,6 +63,9 @@ pub struct Drive {
     data: Option<DataStore>,
     /// The data of read commands not yet taken ([`Drive::take_read_data`]), by command id.
     read_payloads: HashMap<u64, Vec<u8>>,
+    /// With data on, per page of the write being submitted: whether its current version is on flash.
+    /// Kept between writes so a write allocates nothing.
+    was_durable: Vec<bool>,
     /// Between [`Drive::power_cut`] and [`Drive::power_on`].
     powered_off: bool,
 }
@@ -204,6 +207,7 @@ impl Drive {
             ),
             data: None,
             read_payloads: HashMap::new(),
+            was_durable: Vec::new(),
             powered_off: false,
             cfg,
         })
@@ -795,10 +799,11 @@ impl Drive {
         let lpn = (cmd.offset / SLOT_BYTES) as u32;
         let n = (cmd.len / SLOT_BYTES) as u32;
         // with data on, whether each page's current version is on flash (what a power cut reverts to)
-        let was_durable: Vec<bool> = match (&self.data, cmd.op) {
-            (Some(_), Op::Write) => (lpn..lpn + n).map(|l| !self.ctl.is_volatile(l, now)).collect(),
-            _ => Vec::new(),
-        };
+        self.was_durable.clear();
+        if self.data.is_some() && cmd.op == Op::Write {
+            let ctl = &self.ctl;
+            self.was_durable.extend((lpn..lpn + n).map(|l| !ctl.is_volatile(l, now)));
+        }
         let h = &mut self.host;
         let done = match cmd.op {
             Op::Read => {
@@ -835,15 +840,14 @@ impl Drive {
             let (lpn, n) = ((cmd.offset / SLOT_BYTES) as u32, (cmd.len / SLOT_BYTES) as u32);
             match (cmd.op, data) {
                 (Op::Write, d) => {
-                    let zeros;
-                    let d = match d {
-                        Some(d) => d,
-                        None => {
-                            zeros = vec![0; cmd.len as usize];
-                            &zeros
-                        }
-                    };
-                    store.write_tracked(lpn, d, |l| was_durable[(l - lpn) as usize]);
+                    let was_durable = &self.was_durable;
+                    let durable = |l: u32| was_durable[(l - lpn) as usize];
+                    match d {
+                        Some(d) => store.write_tracked(lpn, d, durable),
+                        // a write without data (every write of a run or a replay) stores zeros: no
+                        // buffer of zeros is made and scanned, the pages are just dropped
+                        None => store.write_zeros_tracked(lpn, n, durable),
+                    }
                     // tracking stays about the size of the write buffer
                     let limit = 4 * (self.cfg.controller.write_buffer_bytes() / SLOT_BYTES) as usize + 4096;
                     if store.tracked() > limit {
