@@ -242,6 +242,25 @@ impl Drive {
         Ok(out)
     }
 
+    /// Flip `bits` bits in the host-memory-buffer copy of the map page holding the LPN at `offset` (fault
+    /// injection): the next time the controller reads that copy, one flip is corrected by its ECC, two or
+    /// more are detected and the copy is dropped, never used: the map page is read again from NAND (a
+    /// map page read, `tR` on its die) and the host's read still gets its own data. Returns false, doing
+    /// nothing, unless that map page is cached in the HMB (a drive with its map in DRAM or SRAM, or a map
+    /// page not cached now).
+    pub fn inject_hmb_bit_flips(&mut self, offset: u64, bits: u32) -> Result<bool, SimError> {
+        let cap = self.capacity_bytes();
+        if offset >= cap {
+            return Err(WorkloadError::new(
+                "offset",
+                &format!("must be below the capacity ({cap} bytes)"),
+                offset,
+            )
+            .into());
+        }
+        Ok(self.ctl.inject_hmb_bit_flips((offset / SLOT_BYTES) as u32, bits))
+    }
+
     /// The data a read command returned, once (None for other commands, or if the drive keeps no data).
     pub fn take_read_data(&mut self, id: u64) -> Option<Vec<u8>> {
         self.read_payloads.remove(&id)
