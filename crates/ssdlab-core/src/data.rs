@@ -7,8 +7,9 @@
 //! carries a CRC-32 computed when it was written and checked on every read: a mismatch (a flipped bit
 //! injected by [`DataStore::corrupt`]) is counted as a data-integrity error and the read returns
 //! the page as it is, as a drive reports an unrecoverable read error rather than invent data. (Only a
-//! write or `corrupt` changes a page's bytes, so the check recomputes the CRC only of a page `corrupt`
-//! touched: the same verdict, without a pass over 4 KiB of memory per page read.)
+//! write, which takes a new CRC, or `corrupt` changes a page's bytes, so the check recomputes the CRC
+//! only of pages `corrupt` touched: the same verdict, and a read of a store nobody corrupted costs
+//! nothing, not a lookup and a pass over 4 KiB of memory per page.)
 //!
 //! ```
 //! use ssdlab_core::data::DataStore;
@@ -66,22 +67,12 @@ pub const PAGE_BYTES: usize = 4096;
 struct Page {
     bytes: Box<[u8]>,
     crc: u32,
-    /// Bits were flipped since the write ([`DataStore::corrupt`]).
-    tampered: bool,
 }
 
 impl Page {
     /// Whether the bytes still match the CRC taken when they were written.
     fn intact(&self) -> bool {
         crc32fast::hash(&self.bytes) == self.crc
-    }
-
-    /// [`Page::intact`], without reading the 4 KiB when they cannot have changed: a page's bytes change
-    /// only by a write (which takes a new CRC) or by [`DataStore::corrupt`]. The same answer as
-    /// `intact`, but a read of stored data in a run costs a lookup, not a pass over the page (from
-    /// memory: most of a simulated read's time when every page held data).
-    fn passes(&self) -> bool {
-        !self.tampered || self.intact()
     }
 }
 
@@ -93,6 +84,10 @@ pub struct DataStore {
     /// Pages whose latest version may still be only in the volatile write buffer, with their last
     /// version known to be on flash (`None`: zeros). What a power cut without flush reverts to.
     last_durable: LpnMap<Option<Page>>,
+    /// LPNs whose page (or a version of it kept in `last_durable`) [`DataStore::corrupt`] flipped bits
+    /// in: the only pages that can fail their CRC. Never shrinks but on [`DataStore::clear`] (a page
+    /// rewritten since just passes again).
+    tampered: LpnMap<()>,
 }
 
 impl DataStore {
@@ -104,8 +99,7 @@ impl DataStore {
             if chunk.iter().all(|&b| b == 0) {
                 self.pages.remove(&l);
             } else {
-                self.pages
-                    .insert(l, Page { bytes: chunk.into(), crc: crc32fast::hash(chunk), tampered: false });
+                self.pages.insert(l, Page { bytes: chunk.into(), crc: crc32fast::hash(chunk) });
             }
         }
     }
@@ -170,7 +164,7 @@ impl DataStore {
         for l in lpn..lpn + n {
             match self.pages.get(&l) {
                 Some(p) => {
-                    if !p.passes() {
+                    if self.tampered.contains_key(&l) && !p.intact() {
                         bad += 1;
                     }
                     out.extend_from_slice(&p.bytes);
@@ -185,10 +179,14 @@ impl DataStore {
     /// Check the CRC of `n` stored pages from `lpn` without copying them (a read whose data nobody takes).
     /// Returns how many failed it, as [`DataStore::read`] does.
     pub fn check(&mut self, lpn: u32, n: u32) -> u64 {
-        if self.pages.is_empty() {
+        if self.tampered.is_empty() {
             return 0;
         }
-        let bad = (lpn..lpn + n).filter_map(|l| self.pages.get(&l)).filter(|p| !p.passes()).count() as u64;
+        let bad = (lpn..lpn + n)
+            .filter(|l| self.tampered.contains_key(l))
+            .filter_map(|l| self.pages.get(&l))
+            .filter(|p| !p.intact())
+            .count() as u64;
         self.integrity_errors += bad;
         bad
     }
@@ -211,6 +209,7 @@ impl DataStore {
     pub fn clear(&mut self) {
         self.pages.clear();
         self.last_durable.clear();
+        self.tampered.clear();
     }
 
     /// Pages that hold data.
@@ -229,7 +228,7 @@ impl DataStore {
         match self.pages.get_mut(&lpn) {
             Some(p) => {
                 p.bytes[(bit / 8) % PAGE_BYTES] ^= 1 << (bit % 8);
-                p.tampered = true;
+                self.tampered.insert(lpn, ());
                 true
             }
             None => false,
@@ -331,6 +330,24 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(s.read(2, 4, &mut out), 1);
         assert_eq!(s.integrity_errors(), 2);
+    }
+
+    #[test]
+    fn only_a_page_with_flipped_bits_fails_and_a_rewrite_or_a_revert_is_checked_as_it_is() {
+        let mut d = DataStore::default();
+        d.write(1, &[page(1), page(2)].concat());
+        assert_eq!(d.check(0, 4), 0);
+        assert!(d.corrupt(1, 3));
+        assert_eq!(d.check(0, 4), 1);
+        // the corrupted version is on flash; a new one is written over it: it passes
+        d.write_tracked(1, &page(5), |_| true);
+        assert_eq!(d.check(0, 4), 0);
+        // power lost before the new one was programmed: back to the corrupted version, which fails
+        assert_eq!(d.revert_lost(|_| true), [1]);
+        assert_eq!(d.check(1, 1), 1);
+        d.clear();
+        d.write(1, &page(1));
+        assert_eq!(d.check(0, 4), 0);
     }
 
     #[test]
