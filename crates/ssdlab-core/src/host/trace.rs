@@ -396,8 +396,9 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                         let origin = *self.origin.get_or_insert(t);
                         ((t - origin).max(0.0) * self.ns_per_unit()).round()
                     });
-                    // a replay at recorded times must fit the clock, as a run's times must
-                    if let Some(ns) = at.filter(|&ns| !(ns <= MAX_TIME_NS as f64)) {
+                    // a replay at recorded times must fit the clock, as a run's times must (never NaN
+                    // here: `max` turned one into 0; an infinite time is over the limit)
+                    if let Some(ns) = at.filter(|&ns| ns > MAX_TIME_NS as f64) {
                         let message = format!(
                             "the time is {:.3e} s after the first request's: at most 10 years \
                              (315360000 s) fit the simulation",
