@@ -93,10 +93,10 @@ docs: build
 
 # The cargo-fuzz targets (fuzz/, docs/fuzzing.md), FUZZ_SECONDS each (default 60; the long runs are >= 1 h).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := toml_loader set_override stepping
+FUZZ_TARGETS := toml_loader set_override stepping trace_parser workload
 fuzz:
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-	mkdir -p fuzz/seeds/set_override fuzz/seeds/stepping fuzz/seeds/toml_loader
+	mkdir -p $(addprefix fuzz/seeds/,$(FUZZ_TARGETS))
 	cp python/ssdlab/presets/*.toml fuzz/seeds/toml_loader/  # toml_loader starts from the presets
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		mkdir -p corpus/$$t && cargo +nightly fuzz run -O $$t corpus/$$t seeds/$$t -- -max_total_time=$(FUZZ_SECONDS) \

@@ -1,6 +1,8 @@
 """A drive that keeps data: what is written reads back (through completions and `read_data`), trims and
 sanitize drop it, a flipped bit is a counted integrity error, and keeping data changes no timing."""
 
+import tomllib
+
 import pytest
 
 import ssdlab
@@ -75,3 +77,35 @@ def test_bad_data_names_the_field() -> None:
         d.submit("write", 0, 2 * PAGE, data=bytes(PAGE))
     with pytest.raises(ssdlab.WorkloadError, match="keeps no data"):
         small(data=False).read_data(0, PAGE)
+
+
+def test_a_detected_hmb_map_error_is_reloaded_from_nand_never_used() -> None:
+    # bg4 keeps its map in the host memory buffer; no wake-up latency after the idle gaps
+    d = Drive.from_preset(
+        "bg4-1tb", set={"ftl.user_capacity_gb": 8, "power.apst": False, "power.link_exit_us": 0}, data=True
+    )
+    lpn = 1000
+    d.submit("write", lpn * PAGE, PAGE, data=page(lpn))
+    d.submit("flush", 0, 0)
+    drain(d)
+
+    def read() -> ssdlab.drive.Completion:
+        d.idle("1s")
+        rid = d.submit("read", lpn * PAGE, PAGE)
+        (c,) = [c for c in drain(d) if c.id == rid]
+        assert c.data == page(lpn), "the host read gets its own data"
+        return c
+
+    read()  # warm
+    hit = read().latency_us  # a clean hit
+    before = d.counters()
+    assert d._drive.inject_hmb_bit_flips(lpn * PAGE, 2)
+    reloaded = read().latency_us
+    after = d.counters()
+    assert after["hmb_ecc_reloads"] - before["hmb_ecc_reloads"] == 1
+    assert after["map_pages_read"] - before["map_pages_read"] == 1, "a map page read from NAND"
+    slc_tr_us = tomllib.loads(d.config_toml())["nand"]["slc_tR_us"]
+    assert reloaded >= hit + slc_tr_us, f"a reload costs a map read: {reloaded} us vs {hit} + tR {slc_tr_us}"
+    assert read().latency_us == hit, "the HMB copy was replaced: a clean hit again"
+    dram = Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 1})
+    assert not dram._drive.inject_hmb_bit_flips(0, 2), "no map in host memory"

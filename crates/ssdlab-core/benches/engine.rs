@@ -1,5 +1,8 @@
 //! `make bench`: simulated IOs per wall-second and peak memory of the engine, one scenario per process
 //! (so each peak RSS is its own). Run: `cargo bench -p ssdlab-core --bench engine [-- SCENARIO]`.
+//! `randread+data`, `storedread+data` and `randwrite+data` are the same runs on a drive that keeps data
+//! ([`Drive::enable_data`]): what storing and CRC-checking the data costs over timing only. (A run's
+//! writes carry no data: they store zeros, i.e. nothing; `storedread` reads pages the host wrote with data.)
 
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
@@ -32,6 +35,18 @@ fn seq_fill(d: &mut Drive) -> Workload {
 }
 
 fn scenario(name: &str) -> String {
+    let (name, data) = match name.strip_suffix("+data") {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let on = if data { ", data on" } else { "" };
+    let drive = |overrides: &[(&str, &str)]| {
+        let mut d = drive(overrides);
+        if data {
+            d.enable_data();
+        }
+        d
+    };
     match name {
         "randread" => {
             let mut d = drive(&[]);
@@ -49,7 +64,30 @@ fn scenario(name: &str) -> String {
                 ..Workload::default()
             };
             let (ios, s) = timed(&mut d, &w);
-            format!("4 KiB randread QD32, bg4-1tb, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+            format!("4 KiB randread QD32, bg4-1tb{on}, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
+        }
+        "storedread" => {
+            // 1 GiB written by the host with data (each page different), then read at random: with data
+            // on every read checks a stored page, the worst case for the data store
+            let mut d = drive(&[("ftl.user_capacity_gb", "16")]);
+            let span = 1u64 << 30;
+            let mut buf = vec![0u8; 1 << 20];
+            for off in (0..span).step_by(buf.len()) {
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = (i as u64 ^ off >> 12) as u8 | 1;
+                }
+                let cmd = ssdlab_core::Command::new(ssdlab_core::Op::Write, off, buf.len() as u64);
+                d.submit_with_data(cmd, Some(&buf)).expect("write");
+                while d.advance_to_next_completion().is_some() {
+                    while d.poll().is_some() {}
+                }
+            }
+            let w = Workload { rw: Rw::RandRead, iodepth: 32, size: span, io_size: 16 * span, ..Workload::default() };
+            let (ios, s) = timed(&mut d, &w);
+            format!(
+                "4 KiB randread QD32 over 1 GiB of host-written data, bg4-1tb at 16 GB{on}: {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+                ios as f64 / s / 1e6
+            )
         }
         "randwrite" => {
             // GC steady state needs the drive full and overwritten: bg4-1tb's geometry with 120 blocks per plane (64 GB user).
@@ -64,7 +102,7 @@ fn scenario(name: &str) -> String {
             let s = t.elapsed().as_secs_f64();
             let ios = r.stats.write.ios;
             format!(
-                "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+                "4 KiB randwrite QD32 in GC steady state, bg4-1tb geometry at 64 GB{on} (WAF {:.2}): {ios} IOs in {s:.2} s = {:.2} M IOs/s",
                 r.counters[C::waf],
                 ios as f64 / s / 1e6
             )
@@ -115,7 +153,7 @@ fn scenario(name: &str) -> String {
                 ios as f64 / s / 1e6
             )
         }
-        _ => panic!("unknown scenario {name}: randread, randwrite, fill, replay"),
+        _ => panic!("unknown scenario {name}: randread, storedread, randwrite, fill, replay (+data for the first three)"),
     }
 }
 
@@ -136,7 +174,16 @@ fn main() {
         return;
     }
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    for name in ["randread", "randwrite", "fill", "replay"] {
+    for name in [
+        "randread",
+        "randread+data",
+        "storedread",
+        "storedread+data",
+        "randwrite",
+        "randwrite+data",
+        "fill",
+        "replay",
+    ] {
         if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
             continue;
         }

@@ -63,6 +63,9 @@ pub struct Drive {
     data: Option<DataStore>,
     /// The data of read commands not yet taken ([`Drive::take_read_data`]), by command id.
     read_payloads: HashMap<u64, Vec<u8>>,
+    /// With data on, per page of the write being submitted: whether its current version is on flash.
+    /// Kept between writes so a write allocates nothing.
+    was_durable: Vec<bool>,
     /// Between [`Drive::power_cut`] and [`Drive::power_on`].
     powered_off: bool,
 }
@@ -209,6 +212,7 @@ impl Drive {
             ),
             data: None,
             read_payloads: HashMap::new(),
+            was_durable: Vec::new(),
             powered_off: false,
             cfg,
         })
@@ -241,6 +245,25 @@ impl Drive {
         self.host.data_integrity_errors +=
             store.read((offset / SLOT_BYTES) as u32, (len / SLOT_BYTES) as u32, &mut out);
         Ok(out)
+    }
+
+    /// Flip `bits` bits in the host-memory-buffer copy of the map page holding the LPN at `offset` (fault
+    /// injection): the next time the controller reads that copy, one flip is corrected by its ECC, two or
+    /// more are detected and the copy is dropped, never used: the map page is read again from NAND (a
+    /// map page read, `tR` on its die) and the host's read still gets its own data. Returns false, doing
+    /// nothing, unless that map page is cached in the HMB (a drive with its map in DRAM or SRAM, or a map
+    /// page not cached now).
+    pub fn inject_hmb_bit_flips(&mut self, offset: u64, bits: u32) -> Result<bool, SimError> {
+        let cap = self.capacity_bytes();
+        if offset >= cap {
+            return Err(WorkloadError::new(
+                "offset",
+                &format!("must be below the capacity ({cap} bytes)"),
+                offset,
+            )
+            .into());
+        }
+        Ok(self.ctl.inject_hmb_bit_flips((offset / SLOT_BYTES) as u32, bits))
     }
 
     /// The data a read command returned, once (None for other commands, or if the drive keeps no data).
@@ -800,10 +823,11 @@ impl Drive {
         let lpn = (cmd.offset / SLOT_BYTES) as u32;
         let n = (cmd.len / SLOT_BYTES) as u32;
         // with data on, whether each page's current version is on flash (what a power cut reverts to)
-        let was_durable: Vec<bool> = match (&self.data, cmd.op) {
-            (Some(_), Op::Write) => (lpn..lpn + n).map(|l| !self.ctl.is_volatile(l, now)).collect(),
-            _ => Vec::new(),
-        };
+        self.was_durable.clear();
+        if self.data.is_some() && cmd.op == Op::Write {
+            let ctl = &self.ctl;
+            self.was_durable.extend((lpn..lpn + n).map(|l| !ctl.is_volatile(l, now)));
+        }
         let h = &mut self.host;
         let done = match cmd.op {
             Op::Read => {
@@ -840,15 +864,14 @@ impl Drive {
             let (lpn, n) = ((cmd.offset / SLOT_BYTES) as u32, (cmd.len / SLOT_BYTES) as u32);
             match (cmd.op, data) {
                 (Op::Write, d) => {
-                    let zeros;
-                    let d = match d {
-                        Some(d) => d,
-                        None => {
-                            zeros = vec![0; cmd.len as usize];
-                            &zeros
-                        }
-                    };
-                    store.write_tracked(lpn, d, |l| was_durable[(l - lpn) as usize]);
+                    let was_durable = &self.was_durable;
+                    let durable = |l: u32| was_durable[(l - lpn) as usize];
+                    match d {
+                        Some(d) => store.write_tracked(lpn, d, durable),
+                        // a write without data (every write of a run or a replay) stores zeros: no
+                        // buffer of zeros is made and scanned, the pages are just dropped
+                        None => store.write_zeros_tracked(lpn, n, durable),
+                    }
                     // tracking stays about the size of the write buffer
                     let limit = 4 * (self.cfg.controller.write_buffer_bytes() / SLOT_BYTES) as usize + 4096;
                     if store.tracked() > limit {

@@ -6,7 +6,7 @@ use common::*;
 use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::Counter as C;
-use ssdlab_core::{Drive, RunResult, Rw, Workload};
+use ssdlab_core::{Command, Drive, Op, RunResult, Rw, Workload};
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -423,4 +423,60 @@ fn only_hmb_map_pct_of_the_hmb_caches_map_pages() {
     let r = run(&mut d, randread(2 * GIB, 600 * MIB, 32, 2));
     let got = r.counters[C::map_hit_rate];
     assert!((got / 0.5 - 1.0).abs() < 0.03, "hit rate {got}, oracle 0.5");
+}
+
+/// One QD1 read of `lpn` on an idle drive that keeps data: (latency, data).
+fn read_one(d: &mut Drive, lpn: u64) -> (u64, Vec<u8>) {
+    d.idle(SEC);
+    let id = d.submit(Command::new(Op::Read, lpn * 4096, 4096)).unwrap();
+    let data = d.take_read_data(id).unwrap();
+    d.advance_to_next_completion();
+    let c = d.poll().unwrap();
+    (c.complete_ns - c.submit_ns, data)
+}
+
+#[test]
+fn a_detected_uncorrectable_map_page_in_the_hmb_is_reloaded_from_nand_never_used() {
+    // bg4's own map cache (HMB, journal, checkpoints), a page of host data whose map page is cached
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8"), ("ftl.slc_cache.enabled", "false")]);
+    fill(&mut d, GIB);
+    d.enable_data();
+    let lpn = 1000;
+    let page: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+    d.submit_with_data(Command::new(Op::Write, lpn * 4096, 4096), Some(&page)).unwrap();
+    d.advance_to_next_completion();
+    d.poll().unwrap();
+    let (hit, data) = read_one(&mut d, lpn);
+    assert_eq!(data, page);
+    assert_eq!(read_one(&mut d, lpn).0, hit, "an idle QD1 hit always takes the same time");
+
+    let before = d.counters();
+    assert!(d.inject_hmb_bit_flips(lpn * 4096, 2).unwrap(), "the map page is cached in the HMB");
+    let (reloaded, data) = read_one(&mut d, lpn);
+    let after = d.counters();
+    assert_eq!(data, page, "the read gets its own data: the bad entries were not used");
+    assert_eq!(after[C::hmb_ecc_reloads] - before[C::hmb_ecc_reloads], 1.0);
+    assert_eq!(after[C::map_pages_read] - before[C::map_pages_read], 1.0, "a map read from NAND");
+    let slc_tr = us_to_ns(d.config().nand.slc_tR_us);
+    assert!(
+        reloaded >= hit + slc_tr,
+        "the reload costs a map page read: {reloaded} ns vs a hit's {hit} + tR {slc_tr}"
+    );
+    // the copy was replaced: the next read is a clean hit again
+    assert_eq!(read_one(&mut d, lpn).0, hit);
+    assert_eq!(d.counters()[C::hmb_ecc_reloads], after[C::hmb_ecc_reloads]);
+
+    // one flipped bit is corrected in place: the ECC's time, no NAND read
+    assert!(d.inject_hmb_bit_flips(lpn * 4096, 1).unwrap());
+    let (corrected, data) = read_one(&mut d, lpn);
+    assert_eq!(data, page);
+    assert_eq!(corrected, hit + d.config().controller.map_cache.hmb_ecc_correct_ns);
+    let end = d.counters();
+    assert_eq!(end[C::hmb_ecc_corrected] - after[C::hmb_ecc_corrected], 1.0);
+    assert_eq!(end[C::map_pages_read], after[C::map_pages_read]);
+
+    // nothing to flip where the map is not in host memory
+    let mut dram = drive("generic-tlc-dram", &[("ftl.user_capacity_gb", "1")]);
+    assert!(!dram.inject_hmb_bit_flips(0, 2).unwrap());
+    assert!(dram.inject_hmb_bit_flips(dram.capacity_bytes(), 2).is_err());
 }

@@ -143,6 +143,14 @@ impl NativeDrive {
         Ok(borrow_mut(slf)?.drive.data_store_mut().is_some_and(|d| d.corrupt(lpn, bit)))
     }
 
+    /// Flip `bits` bits in the host-memory-buffer copy of the map page holding `offset` (fault injection:
+    /// one is corrected, two or more are detected and the map page is read again from NAND); False
+    /// unless that map page is cached in the HMB.
+    fn inject_hmb_bit_flips(slf: &Bound<'_, Self>, offset: u64, bits: u32) -> PyResult<bool> {
+        let py = slf.py();
+        borrow_mut(slf)?.drive.inject_hmb_bit_flips(offset, bits).map_err(|e| to_py(py, e))
+    }
+
     /// Move the clock to `until_ns` (never back), or with None to the next completion; returns the time.
     #[pyo3(signature = (until_ns = None))]
     fn advance(slf: &Bound<'_, Self>, until_ns: Option<u64>) -> PyResult<u64> {

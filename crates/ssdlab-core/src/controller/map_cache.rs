@@ -10,6 +10,11 @@
 //!   host-to-device direction with write data) plus `lookup_ns`; each HMB access may see an injected
 //!   single-bit error (corrected by SECDED, `hmb_ecc_correct_ns` more) or double-bit error (detected: the
 //!   map page is read again from NAND). A miss reads the map page from NAND and writes it up into the HMB.
+//!   Bit flips can also be put into one cached map page's HMB copy ([`MapCache::inject_flips`]): the next
+//!   time the controller reads that copy (a lookup, or a dirty write-back) one flip is corrected, two or
+//!   more are detected and the copy is dropped: its entries are never used (nor written back to NAND);
+//!   the map page is read again from NAND (`tR` in SLC mode on the die holding it, a map page read in the
+//!   counters) and written up into the HMB anew, and lookups of it wait for that.
 //! - `sram`: the same LRU cache on the controller: no link crossings.
 //!
 //! A miss costs one NAND read of the map page (SLC mode, on die `map page % dies` and plane
@@ -60,6 +65,9 @@ pub struct MapCache {
     ecc_double: f64,
     ecc_correct_ns: Ns,
     rng: Rng,
+    /// Injected bit flips in the HMB copy of a cached map page, by map page: few, so a short list that
+    /// the hit path checks only when it is not empty.
+    flips: Vec<(u32, u32)>,
     dies: u32,
     planes: u32,
     /// Bytes of one map program (`map_program_planes` NAND pages in SLC mode): dirty map pages and
@@ -134,6 +142,7 @@ impl MapCache {
             ecc_double: c.hmb_ecc_double_bit_rate,
             ecc_correct_ns: c.hmb_ecc_correct_ns,
             rng: stream(cfg.seed, ECC_STREAM),
+            flips: Vec::new(),
             dies: geo.dies.max(1),
             planes: geo.planes.max(1),
             unit_bytes: u64::from(c.map_program_planes.clamp(1, geo.planes)) * geo.page_bytes,
@@ -291,7 +300,7 @@ impl MapCache {
             // HMB: the read request goes up (one-way latency), the entries come down as a completion.
             let got = link.transfer(Direction::Down, avail + self.link_latency, entry_bytes);
             c.hmb_bytes += entry_bytes;
-            let got = self.ecc(got, mp, nand, link, c);
+            let got = self.ecc(got, s, mp, nand, link, c);
             return got + self.lookup_ns;
         }
         c.map_misses += 1;
@@ -309,24 +318,71 @@ impl MapCache {
         ready + self.lookup_ns
     }
 
-    /// SECDED over the map data just read from the HMB: returns when correct entries are at hand.
-    fn ecc(&mut self, got: Ns, mp: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) -> Ns {
-        if self.ecc_single == 0.0 && self.ecc_double == 0.0 {
-            return got;
+    /// Put `bits` flipped bits into the HMB copy of the map page holding `lpn` (fault injection). False,
+    /// and nothing done, unless that map page is cached in the HMB.
+    pub fn inject_flips(&mut self, lpn: Lpn, bits: u32) -> bool {
+        let mp = lpn >> self.shift;
+        if self.location != MapLocation::Hmb || self.slot_of.get(mp as usize).is_none_or(|&s| s == NONE) {
+            return false;
         }
-        let u: f64 = self.rng.random();
-        if u < self.ecc_double {
-            // detected, not correctable: read the map page again from flash and refresh the HMB copy
-            c.hmb_ecc_reloads += 1;
-            let r = self.read_from_nand(got, mp, nand, c);
-            link.transfer(Direction::Up, r, self.page_bytes);
-            c.hmb_bytes += self.page_bytes;
-            r
-        } else if u < self.ecc_double + self.ecc_single {
-            c.hmb_ecc_corrected += 1;
-            got + self.ecc_correct_ns
-        } else {
-            got
+        match self.flips.iter_mut().find(|(p, _)| *p == mp) {
+            Some((_, b)) => *b = b.saturating_add(bits),
+            None => self.flips.push((mp, bits)),
+        }
+        true
+    }
+
+    /// The injected flips in map page `mp`'s HMB copy, taken (the copy is being read: corrected or dropped).
+    fn take_flips(&mut self, mp: u32) -> u32 {
+        match self.flips.iter().position(|&(p, _)| p == mp) {
+            Some(i) => self.flips.swap_remove(i).1,
+            None => 0,
+        }
+    }
+
+    /// SECDED over the map data of slot `s` (map page `mp`) just read from the HMB: returns when correct
+    /// entries are at hand.
+    fn ecc(
+        &mut self,
+        got: Ns,
+        s: u32,
+        mp: u32,
+        nand: &mut Nand,
+        link: &mut Link,
+        c: &mut ControllerCounters,
+    ) -> Ns {
+        let injected = if self.flips.is_empty() { 0 } else { self.take_flips(mp) };
+        // an injected error takes the place of this access's random draw
+        let flipped = match injected {
+            0 if self.ecc_single == 0.0 && self.ecc_double == 0.0 => 0,
+            0 => {
+                let u: f64 = self.rng.random();
+                if u < self.ecc_double {
+                    2
+                } else if u < self.ecc_double + self.ecc_single {
+                    1
+                } else {
+                    0
+                }
+            }
+            n => n,
+        };
+        match flipped {
+            0 => got,
+            1 => {
+                c.hmb_ecc_corrected += 1;
+                got + self.ecc_correct_ns
+            }
+            _ => {
+                // detected, not correctable: the copy is dropped, its entries unused; the map page is
+                // read again from flash and written up into the HMB anew, and the slot waits for it
+                c.hmb_ecc_reloads += 1;
+                let r = self.read_from_nand(got, mp, nand, c);
+                link.transfer(Direction::Up, r, self.page_bytes);
+                c.hmb_bytes += self.page_bytes;
+                self.ready[s as usize] = self.ready[s as usize].max(r);
+                r
+            }
         }
     }
 
@@ -374,6 +430,10 @@ impl MapCache {
         if self.dirty[old] {
             self.write_back(t.max(self.ready[i]), old, nand, link, c);
         }
+        // a clean copy is dropped unread, injected flips and all
+        if !self.flips.is_empty() {
+            self.take_flips(old as u32);
+        }
         s
     }
 
@@ -382,12 +442,32 @@ impl MapCache {
     fn write_back(&mut self, t: Ns, mp: usize, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
         self.dirty[mp] = false;
         self.dirty_count -= 1;
-        let at_controller = if self.location == MapLocation::Hmb {
+        let mut at_controller = if self.location == MapLocation::Hmb {
             c.hmb_bytes += self.page_bytes;
             link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
         } else {
             t
         };
+        // The copy comes down through the same ECC (injected flips only: the random rates are drawn per
+        // lookup). A detected error is never written to flash: the map page is read from NAND instead
+        // (its entries newer than that copy would come back from the journal: that replay is not modelled).
+        match if self.flips.is_empty() { 0 } else { self.take_flips(mp as u32) } {
+            0 => {}
+            1 => {
+                c.hmb_ecc_corrected += 1;
+                at_controller += self.ecc_correct_ns;
+            }
+            _ => {
+                c.hmb_ecc_reloads += 1;
+                at_controller = self.read_from_nand(at_controller, mp as u32, nand, c);
+                // still cached (a checkpoint): the HMB copy is written anew, and lookups wait for it
+                if let Some(&s) = self.slot_of.get(mp).filter(|&&s| s != NONE) {
+                    link.transfer(Direction::Up, at_controller, self.page_bytes);
+                    c.hmb_bytes += self.page_bytes;
+                    self.ready[s as usize] = self.ready[s as usize].max(at_controller);
+                }
+            }
+        }
         if let Some(f) = self.on_flash.get_mut(mp) {
             *f = true;
         }
@@ -493,6 +573,44 @@ mod tests {
             m.lookup(0, mp << 10, 1, false, &mut nand, &mut link, &mut c);
         }
         assert_eq!((c.map_misses, c.map_hits), (1, 3));
+    }
+
+    #[test]
+    fn a_detected_error_in_a_dirty_copy_is_not_written_back_but_read_from_nand() {
+        let text = include_str!("../../../../python/ssdlab/presets/generic-tlc-dram.toml");
+        let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+        // 1 MiB of HMB, 1.5625% of it for the map: 16 KiB = 4 map pages of 4 KiB
+        let cfg = DriveConfig::from_toml_str(
+            text,
+            &[
+                o("controller.map_cache.location", "hmb"),
+                o("controller.map_cache.hmb_size_mib", "1"),
+                o("controller.map_cache.hmb_map_pct", "1.5625"),
+                o("controller.map_cache.map_page_kib", "4"),
+                o("controller.map_cache.prefetch_pages", "0"),
+                o("ftl.user_capacity_gb", "4"),
+            ],
+        )
+        .unwrap();
+        let mut nand = Nand::new(&cfg.nand, 4096);
+        let mut link = Link::new(&cfg.link);
+        let mut m = MapCache::new(&cfg, 1_000_000, &nand.geo);
+        let mut c = ControllerCounters::default();
+        for mp in 0..4u32 {
+            m.lookup(0, mp << 10, 1, mp < 2, &mut nand, &mut link, &mut c); // pages 0, 1 dirty
+        }
+        assert!(!m.inject_flips(9 << 10, 2), "map page 9 is not cached");
+        assert!(m.inject_flips(0, 2) && m.inject_flips(2 << 10, 2));
+        m.lookup(0, 4 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts dirty page 0
+        assert_eq!(
+            (c.hmb_ecc_reloads, c.map_pages_read),
+            (1, 1),
+            "read from NAND, not written back as it was"
+        );
+        m.lookup(0, 5 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts page 1: clean copy
+        m.lookup(0, 6 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts clean page 2, dropped unread
+        assert_eq!((c.hmb_ecc_reloads, c.map_pages_read), (1, 1));
+        assert!(m.flips.is_empty());
     }
 
     #[test]

@@ -281,6 +281,12 @@ impl Controller {
         self.nand.idle_at().max(now)
     }
 
+    /// Put `bits` flipped bits into the HMB copy of the map page holding `lpn` (see
+    /// [`MapCache::inject_flips`]); false unless that map page is cached in the HMB.
+    pub fn inject_hmb_bit_flips(&mut self, lpn: Lpn, bits: u32) -> bool {
+        self.map.inject_flips(lpn, bits)
+    }
+
     /// True while the latest data of `lpn` is only in the volatile write buffer at `now`: acknowledged
     /// perhaps, but not yet programmed (lost if power fails without the power-loss signal or capacitors).
     pub fn is_volatile(&self, lpn: Lpn, now: Ns) -> bool {
@@ -371,7 +377,8 @@ impl Controller {
 
     fn in_write_buffer(&self, ppn: Ppn, now: Ns) -> bool {
         self.ftl.in_open_unit(ppn)
-            || self.in_flight.iter().any(|&(first, n, done)| done > now && ppn >= first && ppn < first + n)
+            // the range test first: it fails for nearly every program, and as one compare
+            || self.in_flight.iter().any(|&(first, n, done)| ppn.wrapping_sub(first) < n && done > now)
     }
 
     /// Put the FTL's pending flash operations on the NAND timelines, starting at `now`.

@@ -16,6 +16,7 @@
 //! drive's capacity wrap around it (offset modulo capacity) or are refused, as the reader is told.
 
 use super::command::{Command, Op};
+use super::workload::MAX_TIME_NS;
 use crate::engine::Ns;
 use std::fmt;
 use std::io::BufRead;
@@ -391,10 +392,21 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             match parsed {
                 Ok(None) => self.lines_ignored += 1,
                 Ok(Some((time, op, (offset, len)))) => {
-                    let at_ns = time.map(|t| {
+                    let at = time.map(|t| {
                         let origin = *self.origin.get_or_insert(t);
-                        ((t - origin).max(0.0) * self.ns_per_unit()).round() as Ns
+                        ((t - origin).max(0.0) * self.ns_per_unit()).round()
                     });
+                    // a replay at recorded times must fit the clock, as a run's times must (never NaN
+                    // here: `max` turned one into 0; an infinite time is over the limit)
+                    if let Some(ns) = at.filter(|&ns| ns > MAX_TIME_NS as f64) {
+                        let message = format!(
+                            "the time is {:.3e} s after the first request's: at most 10 years \
+                             (315360000 s) fit the simulation",
+                            ns / 1e9
+                        );
+                        return Some(Err(TraceError::new(self.line_no, message)));
+                    }
+                    let at_ns = at.map(|ns| ns as Ns);
                     return Some(Ok(TraceRecord { at_ns, cmd: Command::new(op, offset, len) }));
                 }
                 Err(message) => return Some(Err(TraceError::new(self.line_no, message))),
@@ -409,6 +421,24 @@ mod tests {
 
     fn records(text: &str, format: TraceFormat) -> Vec<Result<TraceRecord, TraceError>> {
         TraceReader::new(text.as_bytes(), format, 1 << 30, true).collect()
+    }
+
+    #[test]
+    fn a_time_past_ten_years_from_the_first_request_is_an_error_naming_its_line() {
+        // found by the trace_parser fuzz target: a blkparse time of 2e11 s saturated the clock, and a
+        // replay at recorded times stepped the power meter towards it for ever
+        let text = "  8,0    3        1     0.000000000   697  Q   W 8 + 8 [a]\n\
+                    8,0    3        3  00200000200000   697  Q   R 8 + 8 [a]\n";
+        let r = records(text, TraceFormat::Blkparse);
+        assert!(r[0].is_ok());
+        let e = r[1].clone().unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("at most 10 years"), "{e}");
+        // ten years on is still a time
+        let ok = "time_us,op,offset,length\n0,read,0,4096\n315360000000000,read,0,4096\n";
+        assert!(records(ok, TraceFormat::Csv).iter().all(Result::is_ok));
+        let nan = "fio version 3 iolog\n0 /dev/x write 0 4096\ninf /dev/x write 0 4096\n";
+        assert!(records(nan, TraceFormat::Iolog)[1].is_err(), "an infinite time is not one");
     }
 
     #[test]
