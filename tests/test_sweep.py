@@ -238,3 +238,19 @@ def test_cli_sweep_writes_an_html_report_with_the_sensitivity_plot(tmp_path: Pat
     text = html.read_text(encoding="utf-8")
     assert text.count('<img src="data:image/png;base64,') == 1
     assert "<caption>Sweep tr.toml: 2 points</caption>" in text
+
+
+def test_the_cluster_starts_while_the_usual_dashboard_port_is_taken() -> None:
+    """Another cluster (or anything else) on 8787 must not stop a sweep: its dashboard takes a free port."""
+    import socket
+
+    with socket.socket() as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            held.bind(("", 8787))
+            held.listen()
+        except OSError:
+            pass  # something else holds it already: the same condition
+        with sweep._client(None, 1) as c:
+            c.wait_for_workers(1)
+            assert c.submit(sum, [1, 2]).result() == 3
