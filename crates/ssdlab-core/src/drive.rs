@@ -445,16 +445,20 @@ impl Drive {
     /// buffer and cached map are gone until [`Drive::power_on`]. Flushed and FUA-acknowledged writes
     /// are on flash already and never lost.
     ///
-    /// Not modelled: paired-page corruption of earlier pages by an interrupted MLC/TLC program, lost
-    /// trims, and the map journal's own unwritten tail (the map is rebuilt whole).
+    /// Without the signal, a program interrupted on a word line programmed a page at a time (MLC/TLC
+    /// without one-shot programming) corrupts the earlier pages of that word line (paired pages): their
+    /// data stays mapped but reads back failing its check (a data integrity error), and is reported lost.
+    ///
+    /// Not modelled: lost trims, and the map journal's own unwritten tail (the map is rebuilt whole).
     pub fn power_cut(&mut self, pln: bool) -> PowerCutReport {
         let now = self.now;
         self.background_until(now);
-        let at_risk_slots = self.ctl.volatile_slots(now);
+        let paired = if pln { Vec::new() } else { self.ctl.paired_at_risk(now) };
+        let at_risk_slots = self.ctl.volatile_slots(now) + paired.len() as u64;
         let flushed = pln || at_risk_slots == 0;
         // which pages were lost is decided before the buffer is emptied
         let ctl = &self.ctl;
-        let lost_lpns = match &mut self.data {
+        let mut lost_lpns = match &mut self.data {
             Some(store) if !flushed => store.revert_lost(|l| ctl.is_volatile(l, now)),
             Some(store) => {
                 store.forget_durable(|_| false);
@@ -462,6 +466,16 @@ impl Drive {
             }
             None => Vec::new(),
         };
+        if !paired.is_empty() {
+            if let Some(store) = &mut self.data {
+                for &l in &paired {
+                    store.corrupt(l, 0);
+                }
+            }
+            lost_lpns.extend(&paired);
+            lost_lpns.sort_unstable();
+            lost_lpns.dedup();
+        }
         let energy_before = self.power.energy_j(now, &self.op_totals());
         let end = self.ctl.power_cut(now, pln, &self.cfg);
         let flush_energy_j =

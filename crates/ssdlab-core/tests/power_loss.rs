@@ -184,3 +184,79 @@ fn the_map_rebuild_reads_what_is_on_flash_and_the_drive_refuses_commands_until_t
     assert_eq!(d.power_on(), 0, "already on");
     d.submit(Command::new(Op::Read, 0, PAGE)).unwrap();
 }
+
+/// The V300's MLC (a word line's two pages programmed one at a time), compression off so that a 4 KiB
+/// LPN is one slot: a program unit is one page on both planes, 4 LPNs.
+fn mlc() -> Drive {
+    let mut d =
+        drive("v300s-120gb", &[("ftl.user_capacity_gb", "1"), ("controller.compression.enabled", "false")]);
+    d.enable_data();
+    d
+}
+
+/// Write `lpns` (version 1) and take every acknowledgement.
+fn write_all(d: &mut Drive, lpns: std::ops::Range<u64>) {
+    for lpn in lpns {
+        d.submit_with_data(Command::new(Op::Write, lpn * PAGE, PAGE), Some(&page(lpn, 1))).unwrap();
+    }
+    while d.advance_to_next_completion().is_some() {
+        while d.poll().is_some() {}
+    }
+}
+
+#[test]
+fn an_interrupted_upper_page_program_corrupts_its_lower_page_and_a_flush_keeps_its_data_off_such_word_lines()
+{
+    let dies = u64::from(mlc().config().nand.channels * mlc().config().nand.dies_per_channel);
+    let unit = 4; // LPNs a program unit holds
+                  // Each die gets page 0 (a word line's lower page), then die 0 page 1 (its upper page) starts programming.
+    let mut d = mlc();
+    write_all(&mut d, 0..dies * unit);
+    d.idle(10_000_000); // every lower page on flash
+    write_all(&mut d, dies * unit..(dies + 1) * unit);
+    let cut = d.power_cut(false);
+    let upper: Vec<u32> = (dies * unit..(dies + 1) * unit).map(|l| l as u32).collect();
+    let lower: Vec<u32> = (0..unit as u32).collect();
+    assert_eq!(
+        cut.lost_lpns,
+        [lower.clone(), upper].concat(),
+        "the upper page's data and its paired lower page's"
+    );
+    assert_eq!(cut.at_risk_slots, 2 * unit, "both declared at risk");
+    d.power_on();
+    let before = d.counters()[Counter::data_integrity_errors];
+    d.read_data(0, unit * PAGE).unwrap();
+    assert_eq!(
+        d.counters()[Counter::data_integrity_errors] - before,
+        unit as f64,
+        "the lower page reads corrupt"
+    );
+    assert_eq!(version_read(&mut d, unit), Some(1), "die 1's lower page had no program on its word line");
+
+    // With the notification the program finishes on the remaining energy: nothing is lost.
+    let mut d = mlc();
+    write_all(&mut d, 0..dies * unit);
+    d.idle(10_000_000);
+    write_all(&mut d, dies * unit..(dies + 1) * unit);
+    assert!(d.power_cut(true).lost_lpns.is_empty());
+
+    // A flush pads die 0's word line with an empty upper page: the next host unit on die 0 starts a new
+    // word line, so a cut while it programs leaves the flushed data alone (without the padding it would
+    // be the upper page of the flushed data's word line).
+    let mut d = mlc();
+    write_all(&mut d, 0..unit);
+    d.submit(Command::new(Op::Flush, 0, 0)).unwrap();
+    while d.advance_to_next_completion().is_some() {
+        while d.poll().is_some() {}
+    }
+    write_all(&mut d, unit..(dies + 1) * unit); // dies 1.. page 0, then die 0 once more
+    let cut = d.power_cut(false);
+    assert!(!cut.lost_lpns.is_empty(), "units were programming");
+    assert!(
+        cut.lost_lpns.iter().all(|&l| l >= unit as u32),
+        "flushed LPNs 0..4 are safe: {:?}",
+        cut.lost_lpns
+    );
+    d.power_on();
+    assert_eq!(version_read(&mut d, 0), Some(1));
+}

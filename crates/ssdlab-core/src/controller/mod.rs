@@ -304,6 +304,30 @@ impl Controller {
         self.ftl.open_unit_slots() + programming
     }
 
+    /// The LPNs an interrupted program would corrupt if power failed at `now`: for every host program in
+    /// flight on a word line programmed a page at a time (MLC/TLC without one-shot programming), the data
+    /// on the word line's earlier pages, on flash already (paired pages). Flushed data never shares a word
+    /// line with a later program (a flush pads to the word line's end). Programs of GC and folding are not
+    /// tracked: their sources are still valid until they finish.
+    pub fn paired_at_risk(&self, now: Ns) -> Vec<Lpn> {
+        let geo = &self.nand.geo;
+        let mut out = Vec::new();
+        for &(first, _, done) in &self.in_flight {
+            if done <= now {
+                continue;
+            }
+            let block = geo.block_of(first);
+            let offset = first - geo.ppn(block, 0);
+            let paired = geo.paired_before(self.ftl.block(block).mode, offset);
+            if !paired.is_empty() {
+                out.extend(self.ftl.lpns_at(block, paired));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Power fails at `now`. With `flush` (the host's power-loss notification, or the drive's own
     /// capacitors: `power_loss_protection`) the buffered data is programmed on the remaining energy;
     /// returns when that is done (`now` without). Then the volatile state is gone: the write buffer, the

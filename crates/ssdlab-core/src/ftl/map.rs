@@ -272,6 +272,11 @@ impl MapTable {
         Some((old, k))
     }
 
+    /// `block`'s reverse map.
+    pub(super) fn reverse_of(&self, block: u32) -> &ReverseMap {
+        &self.reverse[block as usize]
+    }
+
     /// Take `block`'s reverse map, leaving it empty (the block is being collected or erased).
     pub(super) fn take_reverse(&mut self, block: u32) -> ReverseMap {
         std::mem::take(&mut self.reverse[block as usize])

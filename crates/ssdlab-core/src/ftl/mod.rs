@@ -441,6 +441,39 @@ impl Ftl {
             });
             self.close_if_full(u.block);
         }
+        // A word line programmed a page at a time is finished with empty pages: a later program on it
+        // would put the flushed pages at risk (an interrupted upper-page program corrupts the lower).
+        for die in 0..self.geo.dies {
+            let mode = CellMode::Native;
+            let Some(block) = self.pool.host_block(die, mode) else { continue };
+            let unit = self.geo.slots_per_program(mode);
+            let next = self.pool.block(block).written;
+            for k in 0..self.geo.to_wordline_end(mode, next) / unit {
+                self.pool.skip(block, unit);
+                self.map.skip(block, unit);
+                self.counters.padded_slots += u64::from(unit);
+                ops.push(FlashOp::Program {
+                    block,
+                    offset: next + k * unit,
+                    slots: 0,
+                    source: Source::Host,
+                    mode,
+                });
+            }
+            self.close_if_full(block);
+        }
+    }
+
+    /// The LPNs whose data sits at block offsets `offsets` of `block` (entries moved or overwritten since
+    /// left out).
+    pub(crate) fn lpns_at(&self, block: u32, offsets: std::ops::Range<u32>) -> Vec<Lpn> {
+        let mut out = Vec::new();
+        self.map.reverse_of(block).for_each(|off, lpn, _| {
+            if offsets.contains(&off) && self.map.maps_to(lpn, self.geo.ppn(block, off)) {
+                out.push(lpn);
+            }
+        });
+        out
     }
 
     /// Close `block` early: the rest of it stays empty; the unit at `unit_offset` is programmed padded.

@@ -187,6 +187,33 @@ impl Geometry {
         self.by_page_slots.div(offset)
     }
 
+    /// Block offsets an interrupted native program starting at block offset `offset` corrupts: the earlier
+    /// pages of its word line, on flash already, when a word line is programmed a page at a time (MLC/TLC
+    /// without one-shot programming: the upper page's program disturbs the cells holding the lower).
+    /// Empty with one-shot programming or in SLC mode. Pages of a word line are consecutive page indices.
+    pub fn paired_before(&self, mode: CellMode, offset: u32) -> std::ops::Range<u32> {
+        if mode != CellMode::Native || self.native_pages_per_program == self.bits_per_cell {
+            return offset..offset;
+        }
+        let page = self.page_of(offset);
+        (page - page % self.bits_per_cell) * self.planes * self.slots_per_page..offset
+    }
+
+    /// Slots from block offset `offset` (where the next program would start) to the end of its word line:
+    /// what a flush pads so that no later program shares a word line with flushed data (0 with one-shot
+    /// programming, in SLC mode, or on a word-line boundary).
+    pub fn to_wordline_end(&self, mode: CellMode, offset: u32) -> u32 {
+        if mode != CellMode::Native || self.native_pages_per_program == self.bits_per_cell {
+            return 0;
+        }
+        let page_slots = self.planes * self.slots_per_page;
+        let in_wordline = self.page_of(offset) % self.bits_per_cell;
+        if offset % page_slots != 0 || in_wordline == 0 {
+            return 0;
+        }
+        (self.bits_per_cell - in_wordline) * page_slots
+    }
+
     /// (block, page index within the block, plane) of a slot.
     #[inline]
     pub fn locate(&self, ppn: Ppn) -> (u32, u32, u32) {
