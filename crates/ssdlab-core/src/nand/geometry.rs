@@ -208,7 +208,7 @@ impl Geometry {
         }
         let page_slots = self.planes * self.slots_per_page;
         let in_wordline = self.page_of(offset) % self.bits_per_cell;
-        if offset % page_slots != 0 || in_wordline == 0 {
+        if !offset.is_multiple_of(page_slots) || in_wordline == 0 {
             return 0;
         }
         (self.bits_per_cell - in_wordline) * page_slots
