@@ -5,10 +5,11 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use ssdlab_core::{Drive, DriveConfig, Op, ReplayOptions, Timing, TraceFormat, TraceReader};
-use std::sync::OnceLock;
+use ssdlab_core::{Op, ReplayOptions, Timing, TraceFormat, TraceReader};
 
-const PRESET: &str = include_str!("../../python/ssdlab/presets/generic-tlc-dram.toml");
+#[path = "small_drive.rs"]
+mod small_drive;
+use small_drive::fresh;
 const FORMATS: [TraceFormat; 5] =
     [TraceFormat::Iolog, TraceFormat::Blkparse, TraceFormat::Msr, TraceFormat::Spc, TraceFormat::Csv];
 
@@ -22,16 +23,6 @@ struct Input {
     speed: u8,
     iodepth: u8,
     text: String,
-}
-
-fn fresh() -> Drive {
-    static BASE: OnceLock<Drive> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let cfg = DriveConfig::from_toml_str(PRESET, &[("ftl.user_capacity_gb".into(), "0.25".into())])
-            .expect("preset");
-        Drive::new(cfg).expect("drive")
-    })
-    .clone()
 }
 
 fuzz_target!(|input: Input| {

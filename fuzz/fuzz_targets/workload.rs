@@ -4,10 +4,11 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use ssdlab_core::{Drive, DriveConfig, FieldValue, SimError, Workload};
-use std::sync::OnceLock;
+use ssdlab_core::{FieldValue, SimError, Workload};
 
-const PRESET: &str = include_str!("../../python/ssdlab/presets/generic-tlc-dram.toml");
+#[path = "small_drive.rs"]
+mod small_drive;
+use small_drive::fresh;
 
 #[derive(Arbitrary, Debug)]
 enum Value {
@@ -26,16 +27,6 @@ struct Field {
     key: u8,
     name: String,
     value: Value,
-}
-
-fn fresh() -> Drive {
-    static BASE: OnceLock<Drive> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let cfg = DriveConfig::from_toml_str(PRESET, &[("ftl.user_capacity_gb".into(), "0.25".into())])
-            .expect("preset");
-        Drive::new(cfg).expect("drive")
-    })
-    .clone()
 }
 
 fuzz_target!(|fields: Vec<Field>| {
