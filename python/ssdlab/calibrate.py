@@ -523,8 +523,33 @@ def _start_values(plan: Plan) -> dict[str, float | int]:
     }
 
 
+def _is_sync_cancel_bug(record: logging.LogRecord) -> bool:
+    """distributed's ``sync`` (2026.8) reacts to a Ctrl-C that lands before its future exists by scheduling
+    a ``cancel`` that raises NameError on the event loop, which tornado logs with a traceback. The interrupt
+    itself is handled; that record is only noise on the user's terminal."""
+    if not record.exc_info or not isinstance(record.exc_info[1], NameError):
+        return False
+    tb = record.exc_info[2]
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code if tb is not None else None
+    return code is not None and code.co_name == "cancel" and "distributed" in code.co_filename
+
+
 @contextmanager
 def _client(workers: int, scheduler: str | None, processes: bool) -> Iterator[Any]:
+    tornado_log = logging.getLogger("tornado.application")
+    keep = lambda record: not _is_sync_cancel_bug(record)  # noqa: E731
+    tornado_log.addFilter(keep)
+    try:
+        with _open_client(workers, scheduler, processes) as client:
+            yield client
+    finally:
+        tornado_log.removeFilter(keep)
+
+
+@contextmanager
+def _open_client(workers: int, scheduler: str | None, processes: bool) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
