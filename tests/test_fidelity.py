@@ -157,3 +157,10 @@ def test_v300_async_against_sync_as_far_as_the_facts_carry() -> None:
     )
     assert float(ratios["seq write QD32"]) < 0.9
     assert float(ratios["4K write QD32"]) < 0.9
+
+
+def test_the_bg3_tanks_near_full_as_anandtech_saw_on_the_rc100() -> None:
+    """A hold-out of a preset built without figures: the BG family's whole-block folding past 89% full gives
+    the BG3 the "second major drop" AnandTech saw on the BG3-based RC100 (and not on the 1TB BG4)."""
+    (row,) = validate.rows(["bg3-512gb"], figures=["fill.near_full"])
+    assert row.fit is False and row.passed is True, row.model

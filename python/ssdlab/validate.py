@@ -553,6 +553,42 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
 
 
+#: The BG3 512 GB stands in for AnandTech's BG3-based Toshiba RC100 (480 GB) in the review's comparisons.
+_RC100 = "bg3-512gb"
+
+
+def _rc100_run(ctx: Context) -> _anandtech.AnandTechResult:
+    """The BG3's sustained sequential and random reads (HMB on), for the BG4 review's comparisons with it."""
+    return ctx.once(  # type: ignore[no-any-return]
+        "anandtech-rc100",
+        lambda: _anandtech.run_anandtech(
+            ctx.drive(preset=_RC100),
+            tests=["sustained_seq_read", "sustained_rand_read"],
+            max_gb=2.0 if ctx.quick else 32.0,
+            hmb_off=False,
+        ),
+    )
+
+
+@method("anandtech", "seq_read_power_vs_bg3", "sustained_rand_read_vs_bg3")
+def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
+    """AnandTech's BG4 against the BG3-based RC100 (``bg3-512gb``). Power "matches" = average W within 10%
+    of the RC100's; "significantly more" = more than 10% above it (the same line, from the other side)."""
+    bg4, bg3 = _anandtech_run(ctx), _rc100_run(ctx)
+    test = "sustained_seq_read" if fig.key.startswith("seq") else "sustained_rand_read"
+    a, b = bg4.get(test), bg3.get(test)
+    power = a.avg_w / b.avg_w - 1
+    how = f"AnandTech {test.replace('_', ' ')} (mean of QD1/2/4, average W), {ctx.preset} against {_RC100}"
+    if test == "sustained_seq_read":
+        text = f"average {a.avg_w:.2f} W against the BG3's {b.avg_w:.2f}: {power:+.0%} (pass: above +10%)"
+        return Measured(text, "", how + "; check", passed=power > 0.10)
+    text = (
+        f"{a.mbps:,.1f} MB/s against the BG3's {b.mbps:,.1f}; average {a.avg_w:.2f} W against {b.avg_w:.2f}: "
+        f"{power:+.0%} (pass: faster and power within 10%)"
+    )
+    return Measured(text, "", how + "; check", passed=a.mbps > b.mbps and abs(power) <= 0.10)
+
+
 def _fill_run(ctx: Context, hmb_off: bool = False) -> tuple[_fill.FillResult, str]:
     """The whole-drive fill of the context's preset (with the HMB withheld if ``hmb_off``), run once, and
     how it was run."""
@@ -599,6 +635,24 @@ def _fill_post_cache(fig: Figure, ctx: Context) -> Measured:
         f"{floor:.0%} of that (pass: 35-65% and >= 80%)"
     )
     return Measured(text, "", how + "; check", passed=passed)
+
+
+@method("fill", "near_full")
+def _fill_near_full(fig: Figure, ctx: Context) -> Measured:
+    """AnandTech on the BG3-based RC100: write speed "seriously tanked when the drive got close to full", a
+    second major drop = some 1 GB point past 85% full below half the median speed past the cache."""
+    res, how = _fill_run(ctx)
+    cache = res.cache_seen_bytes()
+    after = sorted(p.mbps for p in res.points if p.host_bytes > cache)
+    near = [p.mbps for p in res.points if p.host_bytes > 0.85 * res.capacity_bytes]
+    if not after or not near:
+        return Measured("no level past the cache", "", how + "; check", passed=False)
+    median, low = after[len(after) // 2], min(near)
+    text = (
+        f"past the cache {median:,.0f} MB/s (median); slowest 1 GB point past 85% full {low:,.0f} MB/s = "
+        f"{low / median:.0%} of that (pass: < 50%)"
+    )
+    return Measured(text, "", how + "; check", passed=low < 0.5 * median)
 
 
 @method("fill", "hmb_off")
