@@ -45,6 +45,7 @@ __all__ = [
     "purge",
     "random_fragment",
     "sequential_fill",
+    "settle",
     "snia_wipc",
     "steady_state",
     "trim_all",
@@ -81,6 +82,32 @@ class Phase:
             "mbps": self.mbps,
             "counters": self.counters,
         }
+
+
+#: The longest :func:`settle` idles, seconds.
+SETTLE_MAX_S = 600
+
+
+def settle(drive: Drive, max_s: int = SETTLE_MAX_S) -> int:
+    """Idle ``drive`` a second at a time until its background work (idle folding of the SLC cache, idle
+    GC) is done, at most ``max_s`` seconds, as a reviewer leaves a drive before measuring it; returns the
+    seconds idled (the last, quiet one included).
+
+    Examples
+    --------
+    >>> import ssdlab
+    >>> drive = ssdlab.Drive.from_preset("bg4-128gb", capacity_gb=8)
+    >>> settle(drive)  # nothing written: one quiet second
+    1
+    """
+    busy = drive.counters()["die_busy_ns"]
+    for waited in range(1, max_s + 1):
+        drive.idle("1s")
+        now = drive.counters()["die_busy_ns"]
+        if now == busy:
+            return waited
+        busy = now
+    return max_s
 
 
 def write_span(

@@ -35,19 +35,16 @@ from rich.table import Table
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import write_span
+from ssdlab.precondition import settle, write_span
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed
-from ssdlab.suites.gamersnexus import COPY_BS, COPY_QD
+from ssdlab.suites.gamersnexus import COPY_BS, copy_jobs
 from ssdlab.units import format_size, parse_size
-from ssdlab.workload import Workload
 
 __all__ = ["DEFAULT_SIZE", "CopyResult", "run_copy"]
 
 #: The roundup's large file: 30 GB (decimal), in whole 1 MiB IOs.
 DEFAULT_SIZE = 30 * 10**9 // COPY_BS * COPY_BS
-#: Longest wait for background work between writing the file and copying it, seconds.
-SETTLE_MAX_S = 600
 #: Counters whose change over the copy the result keeps.
 COPY_COUNTERS = (
     "host_read_bytes",
@@ -132,22 +129,11 @@ def run_copy(
     source_mbps = n * 1e3 / (drive.now_ns - t0)  # bytes per ns x 1e3 = MB/s
     if progress is not None:
         progress(0.4, "settling")
-    busy, settle = drive.counters()["die_busy_ns"], 0
-    while settle < SETTLE_MAX_S:
-        drive.idle("1s")
-        settle += 1
-        now = drive.counters()["die_busy_ns"]
-        if now == busy:
-            break
-        busy = now
+    settled = settle(drive)
     if progress is not None:
         progress(0.5, "copy")
     before = drive.counters()
-    jobs = [
-        Workload(rw="read", bs=COPY_BS, iodepth=COPY_QD, offset=0, size=n, seed=run_seed(seed, "copy r")),
-        Workload(rw="write", bs=COPY_BS, iodepth=COPY_QD, offset=n, size=n, seed=run_seed(seed, "copy w")),
-    ]
-    res = drive.run(jobs)
+    res = drive.run(copy_jobs(0, n, n, seed))
     after = drive.counters()
     if progress is not None:
         progress(1.0, "done")
@@ -157,7 +143,7 @@ def run_copy(
         config_toml=drive.config_toml(),
         size_bytes=n,
         source_mbps=source_mbps,
-        settle_s=float(settle),
+        settle_s=float(settled),
         copy_s=res.elapsed_s,
         counters={k: int(after[k] - before[k]) for k in COPY_COUNTERS if k in after},
     )

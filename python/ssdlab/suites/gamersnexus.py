@@ -62,6 +62,7 @@ __all__ = [
     "IOMETER_QDS",
     "GamersNexusResult",
     "IoRow",
+    "copy_jobs",
     "precondition",
     "precondition_seconds",
     "run_gamersnexus",
@@ -254,7 +255,8 @@ def _row(label: str, bs: int, rw: str, qd: int, res: Result, per_io: int | None 
     return IoRow(label, unit, rw, qd, res.iops, res.iops * unit / 1e6, res.latency.mean_us)
 
 
-def _copy_jobs(src: int, dst: int, n: int, seed: int) -> list[Workload]:
+def copy_jobs(src: int, dst: int, n: int, seed: int) -> list[Workload]:
+    """A copy pipeline: ``n`` bytes read from ``src`` and written to ``dst`` at once, 1 MiB at QD2 each."""
     return [
         Workload(rw="read", bs=COPY_BS, iodepth=COPY_QD, offset=src, size=n, seed=run_seed(seed, "copy r")),
         Workload(rw="write", bs=COPY_BS, iodepth=COPY_QD, offset=dst, size=n, seed=run_seed(seed, "copy w")),
@@ -339,7 +341,7 @@ def run_gamersnexus(
     src, dst = 0, copy_n
     write_span(drive, src, copy_n, bs=MIB, iodepth=4, seed=run_seed(seed, "media file"))
     drive.idle("10s")
-    copied = drive.run(_copy_jobs(src, dst, copy_n, seed))
+    copied = drive.run(copy_jobs(src, dst, copy_n, seed))
 
     # Archive extraction: the archive written first, then read while its files are written.
     if progress is not None:

@@ -30,6 +30,7 @@ from rich.table import Table
 from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
+from ssdlab.precondition import settle
 from ssdlab.suites import Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, scaled
 from ssdlab.units import parse_size
@@ -185,22 +186,12 @@ def run_power(
     return PowerResult(drive.name, drive.config_toml(), rows, idle_mw, best, published)
 
 
-#: How long :func:`idle_power_mw` waits at most for background work (idle folding, GC) to finish.
-SETTLE_MAX_S = 600
-
-
 def idle_power_mw(drive: Drive) -> float:
     """The power of ``drive`` (changed: time passes) left idle: first until its background work (idle
-    folding of the SLC cache, idle GC) is done, a second at a time and at most :data:`SETTLE_MAX_S`, as a
+    folding of the SLC cache, idle GC) is done (:func:`ssdlab.precondition.settle`, at most 10 minutes), as a
     reviewer measures an idle drive, not one still folding what the last test wrote; then long enough
     for APST's deepest state and L1.2: 5 s of idle, then the energy of 1 s more, in mW."""
-    busy = drive.counters()["die_busy_ns"]
-    for _ in range(SETTLE_MAX_S):
-        drive.idle("1s")
-        now = drive.counters()["die_busy_ns"]
-        if now == busy:
-            break
-        busy = now
+    settle(drive)
     drive.idle("5s")
     before = drive.counters()
     drive.idle("1s")
