@@ -42,48 +42,18 @@ def test_the_same_copy_gives_the_same_time() -> None:
     assert a.to_dict()["copy_s"] == b.to_dict()["copy_s"]
 
 
-def test_copy_is_a_suite_with_a_headline_and_refuses_a_file_the_drive_cannot_hold_twice(
-    tmp_path: Path,
-) -> None:
-    assert "test_size" in suites.get("copy").options
+def _ssdlab_run(*args: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("ssdlab")
-    ok = subprocess.run(
-        [
-            str(exe),
-            "run",
-            "--preset",
-            "bg4-128gb",
-            "--suite",
-            "copy",
-            "--test-size",
-            "1g",
-            "--json",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    cmd = [str(exe), "run", "--preset", "bg4-128gb", "--suite", "copy", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+
+def test_copy_is_a_suite_and_refuses_a_file_the_drive_cannot_hold_twice(tmp_path: Path) -> None:
+    assert "test_size" in suites.get("copy").options
+    ok = _ssdlab_run("--test-size", "1g", "--json", "--out", str(tmp_path))
     assert ok.returncode == 0, ok.stderr
     doc = json.loads(ok.stdout)
     assert doc["suite"] == "copy" and doc["size_bytes"] == GIB and doc["copy_s"] > 0
-    bad = subprocess.run(
-        [
-            str(exe),
-            "run",
-            "--preset",
-            "bg4-128gb",
-            "--suite",
-            "copy",
-            "--test-size",
-            "100g",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    bad = _ssdlab_run("--test-size", "100g", "--out", str(tmp_path))
     assert bad.returncode == 2
     assert "test_size" in bad.stderr and "twice" in bad.stderr and "Traceback" not in bad.stderr
