@@ -591,11 +591,13 @@ def checks(res: AnandTechResult) -> list[Check]:
     """AnandTech's qualitative statements about ``res.preset`` (``[anandtech]`` string figures), each checked
     on the run's curves; a statement the run did not measure (a test left out, no HMB-off run) has
     ``passed = None``. The thresholds are ours, stated in ``measured``: "tops out" = the first QD at 90% of
-    the curve's top; "steady" = every higher QD at >= 90% of the top."""
+    the curve's top; "steady" = every higher QD at >= 90% of the top. A statement comparing the drive with
+    another (a key with ``_vs_``, e.g. ``seq_read_power_vs_bg3``) is left to ``ssdlab validate``, which runs
+    both."""
     fig = (reference.figures(res.preset) or {}).get("anandtech") or {}
     out = []
     for key, text in fig.items():
-        if key in ("source", "kind", "method") or not isinstance(text, str):
+        if key in ("source", "kind", "method") or not isinstance(text, str) or "_vs_" in key:
             continue
         rule = CHECKS.get(key)
         if rule is None:
