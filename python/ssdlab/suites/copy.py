@@ -10,8 +10,8 @@ The roundup gives the file size only; the rest is ours, and the same as ``gamers
   each second, at most 10 minutes): the file was on the drive before the copy started, as on a reviewer's
   test drive.
 - The copy: the file read and written to the free space after it at once, 1 MiB IOs at QD2 each way (a copy
-  pipeline). The result is the time in seconds; MB/s is the file's size over that time. The drive's SLC
-  cache, GC and die counters over the copy are in the result.
+  pipeline). The result is the time in seconds; MB/s is the file's size over that time. How much went
+  to the SLC cache, was programmed and was moved by GC during the copy is in the result.
 
 ``ssdlab run --suite copy [--test-size 30g]``; a drive smaller than twice the file is refused.
 
@@ -68,7 +68,7 @@ class CopyResult:
     #: Idle time before the copy while the drive finished its background work, s.
     settle_s: float
     copy_s: float
-    #: How each counter of :data:`COPY_COUNTERS` the engine has changed over the copy.
+    #: The change of each counter of :data:`COPY_COUNTERS` over the copy.
     counters: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -145,7 +145,7 @@ def run_copy(
         source_mbps=source_mbps,
         settle_s=float(settled),
         copy_s=res.elapsed_s,
-        counters={k: int(after[k] - before[k]) for k in COPY_COUNTERS if k in after},
+        counters={k: int(after[k] - before[k]) for k in COPY_COUNTERS},
     )
 
 
