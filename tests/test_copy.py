@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from ssdlab import Drive, suites
 from ssdlab.suites.copy import run_copy
@@ -56,4 +59,16 @@ def test_copy_is_a_suite_and_refuses_a_file_the_drive_cannot_hold_twice(tmp_path
     assert doc["suite"] == "copy" and doc["size_bytes"] == GIB and doc["copy_s"] > 0
     bad = _ssdlab_run("--test-size", "100g", "--out", str(tmp_path))
     assert bad.returncode == 2
-    assert "test_size" in bad.stderr and "twice" in bad.stderr and "Traceback" not in bad.stderr
+    assert "test_size" in bad.stderr and "needs 214.7 GB" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_copy_runs_on_a_real_file_through_fio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ssdlab import precondition
+    from ssdlab.target import Target
+
+    monkeypatch.setattr(precondition, "SETTLE_REAL_S", 1)  # the real wait is 10 s; its length is not tested
+    with Target.open(tmp_path / "t.img", size="64m") as t:
+        res = run_copy(t, size="16m")  # type: ignore[arg-type]
+    assert res.size_bytes == 16 << 20 and res.copy_s > 0 and res.source_mbps > 0 and res.settle_s == 1
+    assert res.counters["host_read_bytes"] == res.counters["host_write_bytes"] == 16 << 20
+    assert math.isnan(res.counters["slc_bytes_written"])  # inside the drive: not visible from the host

@@ -113,6 +113,21 @@ def test_simulation_options_do_not_mix_with_a_target(tmp_path: Path) -> None:
     assert not (tmp_path / "x.img").exists()
 
 
+@pytest.mark.parametrize("suite", ["power", "anandtech", "dbmix"])
+def test_a_suite_that_needs_the_simulation_is_refused_on_a_target_before_anything_is_made(
+    suite: str, tmp_path: Path
+) -> None:
+    refused = cli("run", "--suite", suite, "--target", str(tmp_path / "x.img"), cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "--target" in refused.stderr and f"suite {suite}" in refused.stderr
+    assert not (tmp_path / "x.img").exists()
+
+
+def test_the_simulation_only_suites_are_those_that_say_why() -> None:
+    reasons = {name: s.simulated_only for name, s in ssdlab.suites.registry().items() if s.simulated_only}
+    assert set(reasons) == {"power", "anandtech", "dbmix"}
+
+
 def test_several_specs_run_as_one_fio_group_with_a_result_per_spec(tmp_path: Path) -> None:
     with Target.open(tmp_path / "t.img", size="64m") as t:
         res = t.run(

@@ -243,6 +243,10 @@ def run(
                 raise workload_error(name, "applies only with --target PATH", given)
         drive: Drive | Target = _drive(preset, drive_file, set_, scale_capacity_gb)
     else:
+        if s.simulated_only is not None:
+            raise workload_error(
+                "--target", f"suite {suite} {s.simulated_only}; run it on a preset or --drive", target
+            )
         simulated: tuple[tuple[str, object], ...] = (
             ("--preset", preset),
             ("--drive", drive_file),

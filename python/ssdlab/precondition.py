@@ -86,12 +86,15 @@ class Phase:
 
 #: The longest :func:`settle` idles, seconds.
 SETTLE_MAX_S = 600
+#: What :func:`settle` idles a real target, whose background work the host cannot see, seconds.
+SETTLE_REAL_S = 10
 
 
 def settle(drive: Drive, max_s: int = SETTLE_MAX_S) -> int:
     """Idle ``drive`` a second at a time until its background work (idle folding of the SLC cache, idle
     GC) is done, at most ``max_s`` seconds, as a reviewer leaves a drive before measuring it; returns the
-    seconds idled (the last, quiet one included).
+    seconds idled (the last, quiet one included). A real target (:class:`ssdlab.target.Target`) cannot
+    show its dies' work: it idles :data:`SETTLE_REAL_S` (at most ``max_s``).
 
     Examples
     --------
@@ -101,6 +104,10 @@ def settle(drive: Drive, max_s: int = SETTLE_MAX_S) -> int:
     1
     """
     busy = drive.counters()["die_busy_ns"]
+    if busy != busy:  # NaN: a real target
+        waited = min(SETTLE_REAL_S, max_s)
+        drive.idle(f"{waited}s")
+        return waited
     for waited in range(1, max_s + 1):
         drive.idle("1s")
         now = drive.counters()["die_busy_ns"]

@@ -141,6 +141,9 @@ class Suite:
     headline: Callable[[Mapping[str, Any]], list[Headline]] | None = None
     #: ``curves(result_dict)``: the curves ``ssdlab compare`` overlays, if the suite draws any.
     curves: Callable[[Mapping[str, Any]], list[Curve]] | None = None
+    #: Why the suite runs on a simulated drive only (``--target`` refused with it), or None if it also runs
+    #: on a real file or device through fio.
+    simulated_only: str | None = None
 
     def check(self, options: SuiteOptions) -> None:
         """A :class:`ssdlab.WorkloadError` naming an option this suite does not read."""

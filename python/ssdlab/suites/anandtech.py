@@ -836,5 +836,7 @@ register(
         options=frozenset({"test_size"}),
         headline=headline,
         curves=curves,
+        simulated_only="runs each test on a copy of a prepared drive state and again with the HMB withheld, "
+        "which a real device cannot do",
     )
 )

@@ -13,7 +13,9 @@ The roundup gives the file size only; the rest is ours, and the same as ``gamers
   pipeline). The result is the time in seconds; MB/s is the file's size over that time. How much went
   to the SLC cache, was programmed and was moved by GC during the copy is in the result.
 
-``ssdlab run --suite copy [--test-size 30g]``; a drive smaller than twice the file is refused.
+``ssdlab run --suite copy [--test-size 30g]``; a drive smaller than twice the file is refused. On a real file
+or device (``--target``) the same steps run through fio, and the wait before the copy is 10 s (the host cannot
+see a real drive's background work).
 
 Examples
 --------
@@ -68,8 +70,8 @@ class CopyResult:
     #: Idle time before the copy while the drive finished its background work, s.
     settle_s: float
     copy_s: float
-    #: The change of each counter of :data:`COPY_COUNTERS` over the copy.
-    counters: dict[str, int] = field(default_factory=dict)
+    #: The change of each counter of :data:`COPY_COUNTERS` over the copy (NaN: a real target cannot see it).
+    counters: dict[str, float] = field(default_factory=dict)
 
     @property
     def copy_mbps(self) -> float:
@@ -105,7 +107,8 @@ class CopyResult:
         c.add_column("counter")
         c.add_column("change", justify="right")
         for k, v in self.counters.items():
-            c.add_row(k, f"{v / 1e9:,.2f} GB" if "bytes" in k else f"{v:,}")
+            shown = "-" if v != v else f"{v / 1e9:,.2f} GB" if "bytes" in k else f"{v:,.0f}"
+            c.add_row(k, shown)
         return [t, c]
 
 
@@ -119,14 +122,15 @@ def run_copy(
     if 2 * n > drive.capacity_bytes:
         raise workload_error(
             "test_size",
-            f"a {n / 1e9:.1f} GB copy needs twice that; the drive has {format_size(drive.capacity_bytes)}",
+            f"copying a {n / 1e9:.1f} GB file needs {2 * n / 1e9:.1f} GB; the drive holds "
+            f"{drive.capacity_bytes / 1e9:.1f} GB",
             size,
         )
     if progress is not None:
         progress(0.0, "source file")
-    t0 = drive.now_ns
+    t0 = drive.now_s
     write_span(drive, 0, n, bs=COPY_BS, iodepth=4, seed=run_seed(seed, "copy source"))
-    source_mbps = n * 1e3 / (drive.now_ns - t0)  # bytes per ns x 1e3 = MB/s
+    source_mbps = n / 1e6 / (drive.now_s - t0)
     if progress is not None:
         progress(0.4, "settling")
     settled = settle(drive)
@@ -145,7 +149,7 @@ def run_copy(
         source_mbps=source_mbps,
         settle_s=float(settled),
         copy_s=res.elapsed_s,
-        counters={k: int(after[k] - before[k]) for k in COPY_COUNTERS},
+        counters={k: float(after[k] - before[k]) for k in COPY_COUNTERS},
     )
 
 

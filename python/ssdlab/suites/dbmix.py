@@ -325,6 +325,8 @@ register(
         run=_suite_run,
         options=frozenset({"duration"}),
         headline=headline,
+        simulated_only="runs the mix with program/erase suspension off and on, a setting of the simulated "
+        "drive",
     )
 )
 

@@ -219,5 +219,6 @@ register(
         "sequential transfer, mW per MB/s), MB/s per W, idle power with APST",
         run=_run,
         options=frozenset({"duration", "interval"}),
+        simulated_only="measures the drive's power model, which a real device does not expose",
     )
 )
