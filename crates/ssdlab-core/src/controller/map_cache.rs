@@ -300,7 +300,7 @@ impl MapCache {
             // HMB: the read request goes up (one-way latency), the entries come down as a completion.
             let got = link.transfer(Direction::Down, avail + self.link_latency, entry_bytes);
             c.hmb_bytes += entry_bytes;
-            let got = self.ecc(got, s, mp, nand, link, c);
+            let got = self.ecc(got, mp, nand, link, c);
             return got + self.lookup_ns;
         }
         c.map_misses += 1;
@@ -334,26 +334,52 @@ impl MapCache {
 
     /// The injected flips in map page `mp`'s HMB copy, taken (the copy is being read: corrected or dropped).
     fn take_flips(&mut self, mp: u32) -> u32 {
+        if self.flips.is_empty() {
+            return 0; // the usual case: nothing injected
+        }
         match self.flips.iter().position(|&(p, _)| p == mp) {
             Some(i) => self.flips.swap_remove(i).1,
             None => 0,
         }
     }
 
-    /// SECDED over the map data of slot `s` (map page `mp`) just read from the HMB: returns when correct
-    /// entries are at hand.
-    fn ecc(
+    /// SECDED's verdict on `flipped` bits in map page `mp`'s copy read from the HMB at `got`: returns when
+    /// correct entries are at hand. One flip is corrected; more are detected, the copy is dropped (its
+    /// entries unused, never written back) and the map page is read again from flash; if it is still
+    /// cached, it is written up into the HMB anew and lookups of it wait for that.
+    fn secded(
         &mut self,
         got: Ns,
-        s: u32,
+        flipped: u32,
         mp: u32,
         nand: &mut Nand,
         link: &mut Link,
         c: &mut ControllerCounters,
     ) -> Ns {
-        let injected = if self.flips.is_empty() { 0 } else { self.take_flips(mp) };
+        match flipped {
+            0 => got,
+            1 => {
+                c.hmb_ecc_corrected += 1;
+                got + self.ecc_correct_ns
+            }
+            _ => {
+                c.hmb_ecc_reloads += 1;
+                let r = self.read_from_nand(got, mp, nand, c);
+                if let Some(s) = self.slot_of.get(mp as usize).copied().filter(|&s| s != NONE) {
+                    link.transfer(Direction::Up, r, self.page_bytes);
+                    c.hmb_bytes += self.page_bytes;
+                    self.ready[s as usize] = self.ready[s as usize].max(r);
+                }
+                r
+            }
+        }
+    }
+
+    /// SECDED over the map data of cached map page `mp` just read from the HMB: returns when correct
+    /// entries are at hand.
+    fn ecc(&mut self, got: Ns, mp: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) -> Ns {
         // an injected error takes the place of this access's random draw
-        let flipped = match injected {
+        let flipped = match self.take_flips(mp) {
             0 if self.ecc_single == 0.0 && self.ecc_double == 0.0 => 0,
             0 => {
                 let u: f64 = self.rng.random();
@@ -367,23 +393,7 @@ impl MapCache {
             }
             n => n,
         };
-        match flipped {
-            0 => got,
-            1 => {
-                c.hmb_ecc_corrected += 1;
-                got + self.ecc_correct_ns
-            }
-            _ => {
-                // detected, not correctable: the copy is dropped, its entries unused; the map page is
-                // read again from flash and written up into the HMB anew, and the slot waits for it
-                c.hmb_ecc_reloads += 1;
-                let r = self.read_from_nand(got, mp, nand, c);
-                link.transfer(Direction::Up, r, self.page_bytes);
-                c.hmb_bytes += self.page_bytes;
-                self.ready[s as usize] = self.ready[s as usize].max(r);
-                r
-            }
-        }
+        self.secded(got, flipped, mp, nand, link, c)
     }
 
     /// A map page read on behalf of a host command: like the host's own reads it may suspend a program
@@ -431,9 +441,7 @@ impl MapCache {
             self.write_back(t.max(self.ready[i]), old, nand, link, c);
         }
         // a clean copy is dropped unread, injected flips and all
-        if !self.flips.is_empty() {
-            self.take_flips(old as u32);
-        }
+        self.take_flips(old as u32);
         s
     }
 
@@ -442,7 +450,7 @@ impl MapCache {
     fn write_back(&mut self, t: Ns, mp: usize, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
         self.dirty[mp] = false;
         self.dirty_count -= 1;
-        let mut at_controller = if self.location == MapLocation::Hmb {
+        let at_controller = if self.location == MapLocation::Hmb {
             c.hmb_bytes += self.page_bytes;
             link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
         } else {
@@ -450,24 +458,10 @@ impl MapCache {
         };
         // The copy comes down through the same ECC (injected flips only: the random rates are drawn per
         // lookup). A detected error is never written to flash: the map page is read from NAND instead
-        // (its entries newer than that copy would come back from the journal: that replay is not modelled).
-        match if self.flips.is_empty() { 0 } else { self.take_flips(mp as u32) } {
-            0 => {}
-            1 => {
-                c.hmb_ecc_corrected += 1;
-                at_controller += self.ecc_correct_ns;
-            }
-            _ => {
-                c.hmb_ecc_reloads += 1;
-                at_controller = self.read_from_nand(at_controller, mp as u32, nand, c);
-                // still cached (a checkpoint): the HMB copy is written anew, and lookups wait for it
-                if let Some(&s) = self.slot_of.get(mp).filter(|&&s| s != NONE) {
-                    link.transfer(Direction::Up, at_controller, self.page_bytes);
-                    c.hmb_bytes += self.page_bytes;
-                    self.ready[s as usize] = self.ready[s as usize].max(at_controller);
-                }
-            }
-        }
+        // (its entries newer than that copy would come back from the journal: that replay is not modelled),
+        // and if it is still cached (a checkpoint) its HMB copy is written anew.
+        let flipped = self.take_flips(mp as u32);
+        let at_controller = self.secded(at_controller, flipped, mp as u32, nand, link, c);
         if let Some(f) = self.on_flash.get_mut(mp) {
             *f = true;
         }

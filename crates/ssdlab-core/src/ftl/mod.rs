@@ -426,12 +426,7 @@ impl Ftl {
             if u.filled == 0 {
                 continue;
             }
-            let pad = self.geo.slots_per_program(u.mode).saturating_sub(u.filled);
-            // the padding sits mid-block when more units follow: the reverse map records it as a gap, so
-            // that GC finds the entries after it at their true offsets
-            self.pool.skip(u.block, pad);
-            self.map.skip(u.block, pad);
-            self.counters.padded_slots += u64::from(pad);
+            self.skip_padding(u.block, self.geo.slots_per_program(u.mode).saturating_sub(u.filled));
             ops.push(FlashOp::Program {
                 block: u.block,
                 offset: u.offset,
@@ -443,25 +438,27 @@ impl Ftl {
         }
         // A word line programmed a page at a time is finished with empty pages: a later program on it
         // would put the flushed pages at risk (an interrupted upper-page program corrupts the lower).
+        let mode = CellMode::Native;
+        let unit = self.geo.slots_per_program(mode);
         for die in 0..self.geo.dies {
-            let mode = CellMode::Native;
             let Some(block) = self.pool.host_block(die, mode) else { continue };
-            let unit = self.geo.slots_per_program(mode);
             let next = self.pool.block(block).written;
-            for k in 0..self.geo.to_wordline_end(mode, next) / unit {
-                self.pool.skip(block, unit);
-                self.map.skip(block, unit);
-                self.counters.padded_slots += u64::from(unit);
-                ops.push(FlashOp::Program {
-                    block,
-                    offset: next + k * unit,
-                    slots: 0,
-                    source: Source::Host,
-                    mode,
-                });
+            let pad = self.geo.to_wordline_end(mode, next);
+            self.skip_padding(block, pad);
+            for offset in (next..next + pad).step_by(unit as usize) {
+                ops.push(FlashOp::Program { block, offset, slots: 0, source: Source::Host, mode });
             }
             self.close_if_full(block);
         }
+    }
+
+    /// `slots` of `block` left empty by a padded program. The padding sits mid-block when more units
+    /// follow: the reverse map records it as a gap, so that GC finds the entries after it at their true
+    /// offsets.
+    fn skip_padding(&mut self, block: u32, slots: u32) {
+        self.pool.skip(block, slots);
+        self.map.skip(block, slots);
+        self.counters.padded_slots += u64::from(slots);
     }
 
     /// The LPNs whose data sits at block offsets `offsets` of `block` (entries moved or overwritten since
