@@ -400,9 +400,10 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                     // here: `max` turned one into 0; an infinite time is over the limit)
                     if let Some(ns) = at.filter(|&ns| ns > MAX_TIME_NS as f64) {
                         let message = format!(
-                            "the time is {:.3e} s after the first request's: at most 10 years \
-                             (315360000 s) fit the simulation",
-                            ns / 1e9
+                            "the time is {:.3e} s after the first request's: at most 10 years ({} s) \
+                             fit the simulation",
+                            ns / 1e9,
+                            MAX_TIME_NS / 1_000_000_000
                         );
                         return Some(Err(TraceError::new(self.line_no, message)));
                     }

@@ -358,7 +358,7 @@ impl Workload {
             if ns > MAX_TIME_NS {
                 err(
                     field,
-                    "must be at most 10 years of simulated time (315360000000000000 ns)",
+                    &format!("must be at most 10 years of simulated time ({MAX_TIME_NS} ns)"),
                     ns.to_string(),
                 );
             }
