@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import sweep
+from ssdlab._dask import client as dask_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,6 +46,7 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 from ssdlab import sweep
+from ssdlab._dask import client as dask_client
 points = sweep.load_spec(Path(sys.argv[1])).points()[int(sys.argv[2]) :: int(sys.argv[3])]
 sweep.run_point(points[0])
 print("ready", flush=True)
@@ -104,7 +106,7 @@ def _cpu_s() -> float:
 def sweep_run(spec: sweep.Spec, k: int, out: Path, warm: Callable[[], Any]) -> dict[str, float]:
     """run_sweep on ssdlab's LocalCluster of k workers, started and warmed before the clock."""
     shutil.rmtree(out, ignore_errors=True)
-    with sweep._client(None, k) as client:
+    with dask_client(k, None) as client:
         client.wait_for_workers(k)
         client.run(warm)
         worker_cpu = sum(client.run(time.process_time).values())
@@ -129,7 +131,7 @@ def _import_ssdlab() -> None:
 def fixed(k: int) -> dict[str, float]:
     """A cluster's start (to its workers' registering), the workers' first import of ssdlab, its close."""
     t0 = time.perf_counter()
-    with sweep._client(None, k) as client:
+    with dask_client(k, None) as client:
         client.wait_for_workers(k)
         t1 = time.perf_counter()
         client.run(_import_ssdlab)

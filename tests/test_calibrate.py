@@ -29,6 +29,8 @@ import pytest
 import ssdlab
 from ssdlab import Drive, reference
 from ssdlab import calibrate as cal
+from ssdlab._dask import client as dask_client
+from ssdlab._dask import is_sync_cancel_bug
 from ssdlab.counters import Counters
 from ssdlab.presets import preset_path
 from ssdlab.suites.fill import FillPoint, FillResult, run_fill
@@ -121,7 +123,7 @@ def test_a_trial_gives_the_same_errors_on_any_worker(tmp_path: Path) -> None:
     plan = synthetic_plan(tmp_path)
     values = {"nand.slc_tPROG_us": 222.5}
     here = cal.evaluate(plan.toml, values, plan.published)
-    with cal._client(2, None, processes=True) as client:
+    with dask_client(2, None, processes=True) as client:
         there = client.gather(
             [client.submit(cal.evaluate, plan.toml, values, plan.published, pure=False) for _ in range(2)]
         )
@@ -246,10 +248,10 @@ def test_only_distributeds_ctrl_c_cancel_bug_is_kept_off_the_terminal() -> None:
         return logging.LogRecord("tornado.application", logging.ERROR, filename, 1, "callback", None, info)
 
     bug = "def cancel():\n    if future is not None:\n        pass\nfuture = None\ndel future\n"
-    assert cal._is_sync_cancel_bug(record_of(bug, "/venv/site-packages/distributed/utils.py"))
-    assert not cal._is_sync_cancel_bug(record_of(bug, "/venv/site-packages/ssdlab/engine.py"))
+    assert is_sync_cancel_bug(record_of(bug, "/venv/site-packages/distributed/utils.py"))
+    assert not is_sync_cancel_bug(record_of(bug, "/venv/site-packages/ssdlab/engine.py"))
     other = "def cancel():\n    raise ValueError('a real failure')\n"
-    assert not cal._is_sync_cancel_bug(record_of(other, "/venv/site-packages/distributed/utils.py"))
+    assert not is_sync_cancel_bug(record_of(other, "/venv/site-packages/distributed/utils.py"))
 
 
 def test_write_puts_the_fit_and_its_provenance_into_a_copy_that_still_resolves(tmp_path: Path) -> None:

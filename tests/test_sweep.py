@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ssdlab import sweep
+from ssdlab._dask import client as dask_client
 from ssdlab.errors import WorkloadError
 from test_cli import ssdlab_cli
 
@@ -41,7 +42,7 @@ def spec(body: str, head: str = HEAD, workload: str = WORKLOAD) -> sweep.Spec:
 def client() -> Iterator[Any]:
     """The sweep's own LocalCluster, of 2 workers."""
     pytest.importorskip("distributed")
-    with sweep._client(None, 2) as c:
+    with dask_client(2, None) as c:
         c.wait_for_workers(2)
         yield c
 
@@ -251,6 +252,15 @@ def test_the_cluster_starts_while_the_usual_dashboard_port_is_taken() -> None:
             held.listen()
         except OSError:
             pass  # something else holds it already: the same condition
-        with sweep._client(None, 1) as c:
+        with dask_client(1, None) as c:
             c.wait_for_workers(1)
             assert c.submit(sum, [1, 2]).result() == 3
+
+
+def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
+    """One dask client serves sweep and calibrate: a scheduler nobody answers at is a clear error within
+    10 s (a sweep used to wait 30 s and die with distributed's OSError traceback)."""
+    spec = Path(__file__).resolve().parent.parent / "examples" / "sweep" / "hmb-span.toml"
+    out = ssdlab_cli("sweep", str(spec), "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("error: --scheduler: cannot reach the dask scheduler"), out.stderr

@@ -48,20 +48,19 @@ Examples
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ssdlab import reference
+from ssdlab._dask import client as dask_client
 from ssdlab.drive import Drive
 from ssdlab.errors import SimulationError, config_error
 from ssdlab.presets import _folder as presets_folder
@@ -523,60 +522,6 @@ def _start_values(plan: Plan) -> dict[str, float | int]:
     }
 
 
-def _is_sync_cancel_bug(record: logging.LogRecord) -> bool:
-    """distributed's ``sync`` (2026.8) reacts to a Ctrl-C that lands before its future exists by scheduling
-    a ``cancel`` that raises NameError on the event loop, which tornado logs with a traceback. The interrupt
-    itself is handled; that record is only noise on the user's terminal."""
-    if not record.exc_info or not isinstance(record.exc_info[1], NameError):
-        return False
-    tb = record.exc_info[2]
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    code = tb.tb_frame.f_code if tb is not None else None
-    return code is not None and code.co_name == "cancel" and "distributed" in code.co_filename
-
-
-@contextmanager
-def _client(workers: int, scheduler: str | None, processes: bool) -> Iterator[Any]:
-    tornado_log = logging.getLogger("tornado.application")
-    keep = lambda record: not _is_sync_cancel_bug(record)  # noqa: E731
-    tornado_log.addFilter(keep)
-    try:
-        with _open_client(workers, scheduler, processes) as client:
-            yield client
-    finally:
-        tornado_log.removeFilter(keep)
-
-
-@contextmanager
-def _open_client(workers: int, scheduler: str | None, processes: bool) -> Iterator[Any]:
-    from distributed import Client, LocalCluster
-
-    if scheduler is not None:
-        try:
-            client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError, ValueError) as e:
-            raise config_error("--scheduler", f"cannot reach the dask scheduler: {e}", scheduler) from None
-        with client:
-            yield client
-        return
-    # processes: loopback TCP; threads (the engine releases the GIL): dask's in-process transport
-    where = {"host": "127.0.0.1"} if processes else {}
-    with (
-        LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=processes,
-            # the scheduler's HTTP server (health, metrics) on a free port: 8787 may be another's
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-            **where,
-        ) as cluster,
-        Client(cluster) as client,  # type: ignore[no-untyped-call]
-    ):
-        yield client
-
-
 def _timed_evaluate(
     drive_toml: str, values: Mapping[str, float | int], published: Mapping[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], float]:
@@ -648,7 +593,7 @@ def run(
         raw: dict[str, Any] = fut.result()[0]
         return raw
 
-    with _client(workers, scheduler, processes) as client:
+    with dask_client(workers, scheduler, processes) as client:
         slots = max(1, sum(client.nthreads().values())) if scheduler is not None else workers
         pending: dict[Any, optuna.Trial] = {}
         failures = 0

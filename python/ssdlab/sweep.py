@@ -62,14 +62,15 @@ import math
 import os
 import time
 import tomllib
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ssdlab._dask import client as dask_client
 from ssdlab.errors import WorkloadError, workload_error
 from ssdlab.presets import list_presets, resolve_base
 from ssdlab.workload import Workload
@@ -515,38 +516,6 @@ class SweepSummary:
     skipped: int
 
 
-@contextmanager
-def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
-    """A client of ``scheduler``, or of a LocalCluster of ``workers`` single-threaded processes on loopback
-    (one per CPU by default: the engine is single-threaded and releases the GIL, but a worker's own Python,
-    its event loop and the result's handling, still needs it, so processes rather than threads)."""
-    import dask
-    from distributed import Client, LocalCluster
-
-    if scheduler is not None:
-        with Client(scheduler) as client:  # type: ignore[no-untyped-call]
-            yield client
-        return
-    n = workers or os.cpu_count() or 1
-    # A worker's statistical profiler samples its task's thread every 10 ms for the dashboard, which this
-    # cluster does not serve. Off, two workers' own background work drops from ~6.5% to ~3.5% of a core,
-    # left to the simulations when every core runs one. The nannies pass the setting to their workers.
-    with (
-        dask.config.set({"distributed.worker.profile.enabled": False}),
-        # the dashboard on a free port: None still binds 8787, and a second sweep (or anything else there)
-        # made the cluster fail to start
-        LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        Client(cluster) as client,  # type: ignore[no-untyped-call]
-    ):
-        yield client
-
-
 def run_sweep(
     spec: Spec,
     out: Path,
@@ -575,7 +544,7 @@ def run_sweep(
     finished = 0
     with ExitStack() as stack:
         if client is None:
-            client = stack.enter_context(_client(scheduler, workers))
+            client = stack.enter_context(dask_client(workers, scheduler))
         from distributed import as_completed
 
         futures = client.map(run_point, todo, pure=False)
