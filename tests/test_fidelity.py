@@ -148,15 +148,16 @@ def test_suspension_cuts_the_worst_db_read_from_about_10_ms_to_about_2_ms(rows_o
 
 def test_v300_async_against_sync_as_far_as_the_facts_carry() -> None:
     """GamersNexus: the V300A (async bus) loses in large sequential and high-QD writes; at low-QD 4K random
-    reads the two are about equal. The checked part (docs/model.md, "Bus modes") is the write side: the
-    slower async bus must cost the A writes at QD32. See the report row for the read side."""
+    reads the two are about equal. The checked part (docs/model.md, "Bus modes") is the write side, with the
+    review's own line: the Toshiba dies program twice as fast as the Micron ones (hardware facts), so the
+    async bus, not the dies, sets the A's writes at QD32. See the report row for the read side."""
     (row,) = validate.rows(["v300a-120gb"], figures=["v300.findings"])
     assert "seq write QD32" in str(row.model)
     ratios = dict(
         part.rsplit(" ", 1) for part in str(row.model).split(": ", 1)[1].split(" (pass")[0].split(", ")
     )
-    assert float(ratios["seq write QD32"]) < 0.9
-    assert float(ratios["4K write QD32"]) < 0.9
+    assert float(ratios["seq write QD32"]) < 0.8
+    assert float(ratios["4K write QD32"]) < 0.8
 
 
 def test_the_bg3_tanks_near_full_as_anandtech_saw_on_the_rc100() -> None:

@@ -100,7 +100,7 @@ def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
                 "ftl.slc_cache.fold_whole_blocks_above_fill",
             },
         ),
-        ("v300s-120gb", "v300", {"nand.bus_mts", "nand.bus_mode"}),
+        ("v300s-120gb", "v300", {"nand.bus_mts", "nand.bus_mode", "nand.tPROG_us"}),
         ("v300a-120gb", "v300", {"nand.bus_mts", "nand.bus_mode"}),
     ],
 )

@@ -140,7 +140,7 @@ def test_atto_runs_sub_4k_transfers_as_4k_ios_at_the_same_rate(atto_bg4: atto.At
 def test_atto_compressible_pattern_writes_faster_on_a_compressing_drive() -> None:
     runs = {
         c: atto.run_atto(
-            Drive.from_preset("v300s-120gb", capacity_gb=8), total="32m", sizes=(MIB,), compressible=c
+            Drive.from_preset("v300a-120gb", capacity_gb=8), total="32m", sizes=(MIB,), compressible=c
         )
         for c in (True, False)
     }
@@ -217,7 +217,7 @@ def test_cdm_0x00_writes_faster_than_random_on_a_compressing_drive() -> None:
     kw = {"version": "8-realworld", "test_size": "256m", "runs": 1, "duration": "0.2s", "warmup": 0}
     mbps = {}
     for data in ("random", "0x00"):
-        res = run_cdm(Drive.from_preset("v300s-120gb", capacity_gb=8), test_data=data, interval=0, **kw)
+        res = run_cdm(Drive.from_preset("v300a-120gb", capacity_gb=8), test_data=data, interval=0, **kw)
         mbps[data] = res.row("SEQ1M Q1T1", "write").mbps
         assert "All 0x00" in str(res.table().title) or data == "random"
         assert res.spec() == []  # QD1 rows: not what a spec sheet quotes

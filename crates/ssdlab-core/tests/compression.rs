@@ -60,9 +60,10 @@ fn flash_bytes_per_host_byte_follow_the_compression_ratio() {
 
 #[test]
 fn compressible_data_writes_faster_and_incompressible_is_the_worst_case() {
-    let mbps = |pct| seq_write(&mut v300("s", &[]), 4 << 30, pct).bandwidth_mbps();
+    let mbps = |pct| seq_write(&mut v300("a", &[]), 4 << 30, pct).bandwidth_mbps();
     let (none, real_world, zeros) = (mbps(0), mbps(46), mbps(100));
-    // Program-bound: throughput scales with host bytes per flash byte.
+    // The V300A's Micron dies are program-bound (16 x 16 KiB per 1.3 ms ~ 200 MB/s, under its 400 MB/s of
+    // async bus): throughput scales with host bytes per flash byte.
     assert!(
         (real_world / none / (slots(0) / slots(46)) - 1.0).abs() < 0.03,
         "{none:.0} vs {real_world:.0} MB/s"
@@ -193,11 +194,11 @@ fn a_compressed_fill_books_no_more_flash_work_than_the_write_buffer_holds() {
     // A 4 KiB entry is 17 slots, so the last unit of each block goes out part-empty and padded: the
     // buffer must free only the data it held, or its count drifts and writes are acknowledged ever
     // further ahead of the flash (half a second after a 120 GB fill, before this was right).
-    let mut d = v300("s", &[]);
+    let mut d = v300("a", &[]);
     seq_write(&mut d, 4 << 30, 0);
     let ahead = d.controller().nand.idle_at() - d.now_ns();
     // 1 MiB of buffer = 64 units of 16 KiB over 16 dies: 4 programs queued per die, one more starting
-    let program = 1_300_500 + transfer_ns(16384, 200_000_000);
+    let program = 1_300_500 + transfer_ns(16384, 50_000_000);
     assert!(ahead <= 5 * program, "flash booked {} ms past the last acknowledgement", ahead / 1_000_000);
 }
 
@@ -206,7 +207,7 @@ fn paced_gc_keeps_steady_random_writes_within_the_write_buffer_drain_time() {
     // Compressed entries spill over program units, so a die's unit is rarely empty when the next one
     // starts: GC must pace by units programmed, or it falls behind and moves whole victims at once
     // (hundreds of ms per die, seconds of write latency).
-    let r = steady_random_writes(&mut v300("s", &[]), 30, 10);
+    let r = steady_random_writes(&mut v300("a", &[]), 30, 10);
     assert!(r.counters[C::waf] > 2.5, "in GC steady state (WAF {:.1})", r.counters[C::waf]);
     let drain_ns = (1u64 << 20) as f64 / (r.bandwidth_mbps() * 1e6) * 1e9;
     let max = r.latency().max_ns() as f64;
@@ -219,10 +220,11 @@ fn paced_gc_keeps_steady_random_writes_within_the_write_buffer_drain_time() {
 }
 
 #[test]
-fn in_gc_steady_state_the_async_bus_slows_writes_as_gc_data_crosses_it_twice() {
-    // Fresh, both V300s are program-bound (16 dies x 16 KiB per 1.3 ms ~ 200 MB/s; the async channels
-    // carry 400 MB/s). Under GC each host unit brings WAF - 1 units read out and programmed back in, so the
-    // bus carries ~2 WAF units per host unit and the 50 MT/s channels come close to the dies' limit.
+fn fresh_the_toshiba_dies_write_twice_as_fast_and_in_gc_steady_state_the_async_bus_holds_the_a_back() {
+    // Fresh, each V300 is program-bound: the A's Micron dies at 16 x 16 KiB per 1.3 ms ~ 200 MB/s (its
+    // async channels carry 400), the S's Toshiba dies twice that (16 KiB per 650 us, just under its 800 MB/s
+    // of Toggle bus). Under GC each host unit brings WAF - 1 units read out and programmed back in, so the
+    // bus carries ~2 WAF units per host unit and the A's 50 MT/s channels hold it further back.
     let steady = |variant: &str| {
         let mut d = v300(variant, &[]);
         let fresh = seq_write(&mut d, 2 << 30, 0).bandwidth_mbps();
@@ -230,7 +232,7 @@ fn in_gc_steady_state_the_async_bus_slows_writes_as_gc_data_crosses_it_twice() {
         (fresh, r.bandwidth_mbps(), r.counters[C::waf])
     };
     let (s, a) = (steady("s"), steady("a"));
-    assert!((a.0 / s.0 - 1.0).abs() < 0.01, "fresh: async {:.0} vs sync {:.0} MB/s", a.0, s.0);
+    assert!((a.0 / s.0 - 0.5).abs() < 0.03, "fresh: async {:.0} vs sync {:.0} MB/s", a.0, s.0);
     assert!(a.2 > 2.5 && s.2 > 2.5, "in GC steady state (WAF {:.1} / {:.1})", a.2, s.2);
     assert!(a.1 < 0.9 * s.1, "steady: async {:.1} vs sync {:.1} MB/s", a.1, s.1);
 }
