@@ -71,6 +71,11 @@ def test_bg_family_members_differ_from_bg4_128gb_only_in_hardware(member: str, a
     assert not extra, f"{member} departs from the BG family in {sorted(extra)}"
 
 
+def test_the_sn500_250gb_is_the_sn520_128gb_with_twice_the_dies() -> None:
+    # so the family's map cache and plane reads, fitted on the 250 GB's spec, meet the 128 GB's as hold-outs
+    assert differing("sn520-128gb", "sn500-250gb") == NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}
+
+
 @pytest.mark.parametrize("name", list_presets())
 def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
     # Every key comes from the files (no default filled in by the engine), with the value the drive runs with.
@@ -100,6 +105,8 @@ def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
                 "ftl.slc_cache.fold_whole_blocks_above_fill",
             },
         ),
+        ("sn520-128gb", "sn520", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
+        ("sn500-250gb", "sn520", {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         ("v300s-120gb", "v300", {"nand.bus_mts", "nand.bus_mode", "nand.tPROG_us"}),
         ("v300a-120gb", "v300", {"nand.bus_mts", "nand.bus_mode"}),
     ],
