@@ -187,6 +187,24 @@ def test_gamersnexus_media_copy_reads_and_writes_the_file_once(gn: gamersnexus.G
     assert gn.to_dict()["copy_mbps"] == pytest.approx(512 * MIB / 1e6 / gn.copy_s)
 
 
+def test_the_file_tests_run_on_a_formatted_volume_not_on_the_preconditioned_data() -> None:
+    """The volume made for the file tests TRIMs what preconditioning and IOMETER wrote: afterwards the drive
+    maps only the files (Anvil's, the media file and its copy, the archive and what it extracts to), and
+    the copy runs about as fast as on an erased drive, not at the garbage-collected speed of a full one."""
+    def copy_s(trimmed: bool) -> tuple[float, float]:
+        drive = Drive.from_preset("v300s-120gb", capacity_gb=8)
+        if not trimmed:  # the drive full of random data, as the copy would find it without the TRIM
+            drive.trim = lambda offset, length: None  # type: ignore[method-assign]
+        res = gamersnexus.run_gamersnexus(
+            drive, test_s=0.1, anvil_s=0.05, copy_bytes=3 * GB, archive_bytes=128 * MIB
+        )
+        return res.copy_s, drive.counters()["mapped_bytes"] / drive.capacity_bytes
+
+    (formatted, mapped), (raw, full) = copy_s(True), copy_s(False)
+    assert mapped < 0.8 and full > 0.95
+    assert formatted < 0.5 * raw, (formatted, raw)
+
+
 def test_iometer_is_the_gamersnexus_suite() -> None:
     assert suites.get("iometer").run is suites.get("gamersnexus").run
     assert suites.result_name("iometer") == "gamersnexus"

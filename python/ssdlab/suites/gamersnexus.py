@@ -9,6 +9,9 @@ The method (../shared/BENCHMARKS.md "GamersNexus V300"; ``reference/v300.toml [v
   drive (incompressible). The engine's smallest IO is 4 KiB: the 1 KiB tests run as 4 KiB IOs at the same
   queue depth and report IOPS and MB/s at 1 KiB per IO (no shorter transfer, no read-modify-write: 1 KiB
   writes read high on a drive that would read-modify-write them).
+- **A file system** for the file-based tests below: the volume is formatted (or IOMETER's test file deleted)
+  on Windows 7, which TRIMs the whole space the preconditioning and IOMETER wrote (our reading: the review
+  preconditions "prior to initialization", i.e. before the disk gets its volume).
 - **Anvil's Storage Utilities** at 46% compressibility (GamersNexus' "real world" data), 8 GB test file
   written first: sequential 4 MiB, 4 KiB random at QD1, QD4 and QD16, 32 KiB and 512 KiB random, read then
   write (Anvil's standard rows; each run ``anvil_s`` long, our choice, Anvil's own score formula is not
@@ -313,6 +316,11 @@ def run_gamersnexus(
             seed=run_seed(seed, "iometer", label),
         )
         iometer.append(_row(label, PAGE, rw, qd, drive.run(w), per_io=bs))
+
+    # The file-based tests need a file system: Windows 7 formats the volume (or deletes IOMETER's test file),
+    # and either TRIMs the space the preconditioning and IOMETER wrote. Without it the copies below would
+    # run on a drive full of random data and garbage-collect it all over again.
+    drive.trim(0, span)
 
     # Anvil: its test file written first (46% compressible), then read rows, then write rows.
     anvil_file = min(ANVIL_FILE, cap // 2) // MIB * MIB
