@@ -97,11 +97,24 @@ impl Job {
             issued: 0,
             outstanding: 0,
             iodepth: w.iodepth,
-            next_issue: start,
+            // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate
+            // and drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
+            next_issue: start + Self::phase(w, clone),
             issue_interval: NS_PER_S.checked_div(w.rate_iops).unwrap_or(0),
             issue_pending: false,
             done: false,
         }
+    }
+
+    /// Where clone `clone` of `w`'s `numjobs` starts its pacing: an even share of one interval between IOs
+    /// (0 for a job that is not rate-limited, and for the first clone).
+    fn phase(w: &Workload, clone: u32) -> Ns {
+        let interval = match (w.rate_bps, w.rate_iops) {
+            (0, 0) => return 0,
+            (0, iops) => NS_PER_S / iops,
+            (bps, _) => (u128::from(w.bs) * u128::from(NS_PER_S)).div_ceil(u128::from(bps)) as Ns,
+        };
+        interval * Ns::from(clone % w.numjobs.max(1)) / Ns::from(w.numjobs.max(1))
     }
 
     /// Whether IOs are paced by a rate (IOPS or bytes per second).
@@ -254,6 +267,16 @@ mod tests {
         j.next_io();
         assert_eq!(j.next_issue, 4_096_000);
         assert!(j.paced());
+    }
+
+    #[test]
+    fn rate_limited_clones_start_spread_over_one_interval_not_in_lockstep() {
+        let w = Workload { rate_iops: 1000, numjobs: 4, ..Workload::default() };
+        let starts: Vec<Ns> = (0..4).map(|c| Job::new(&w, c, c, CAP, 10).next_issue).collect();
+        assert_eq!(starts, [10, 250_010, 500_010, 750_010]);
+        // unpaced jobs all start at once
+        let w = Workload { numjobs: 4, ..Workload::default() };
+        assert!((0..4).all(|c| Job::new(&w, c, c, CAP, 10).next_issue == 10));
     }
 
     #[test]
