@@ -188,29 +188,32 @@ impl Controller {
 
     /// Write `n` LPNs from `lpn`, arriving at `now`. Returns when the write is acknowledged: its data
     /// fetched from host memory into the write buffer, its map entries updated and the write committed by
-    /// firmware. Large writes enter the buffer one program unit at a time as space frees.
-    /// `compress_pct` is how compressible the data is (fio's buffer_compress_percentage).
+    /// firmware. `compress_pct` is how compressible the data is (fio's buffer_compress_percentage).
+    ///
+    /// The data comes in a program unit at a time, each fetched once the buffer has room for it: a write
+    /// larger than the buffer streams through it (the first units program while the last still cross the
+    /// link) rather than crossing the link whole before any of it can go to flash.
     pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32, compress_pct: u32) -> Result<Ns, FtlError> {
         let t_fw = self.firmware(now, self.write_overhead);
-        let bytes = u64::from(n) * SLOT_BYTES;
-        // the device reads the data from host memory: the request goes up, the data comes down
-        let t = self.data.fetch_down(&mut self.link, t_fw + self.write_fetch, bytes);
-        let t = self.engine(0, t, bytes);
         let k = self.slots_per_lpn(compress_pct);
         let chunk = (self.nand.geo.slots_per_program(CellMode::Native) / k).max(1);
-        let mut admitted = t;
+        let (mut room, mut data_in) = (t_fw, t_fw);
         let mut i = 0;
         while i < n {
             let len = chunk.min(n - i);
-            admitted = self.buffer.admit(t, len * k);
+            room = self.buffer.admit(t_fw, len * k);
+            // the device reads the data from host memory: the request goes up, the data comes down
+            let bytes = u64::from(len) * SLOT_BYTES;
+            let fetched = self.data.fetch_down(&mut self.link, room + self.write_fetch, bytes);
+            data_in = self.engine(0, fetched, bytes);
             self.ftl.write_run(lpn + i, len, k, &mut self.ops)?;
-            self.schedule(admitted);
+            self.schedule(data_in);
             i += len;
         }
-        self.counters.write_buffer_stall_ns += admitted - t;
+        self.counters.write_buffer_stall_ns += room - t_fw;
         // the map entries point at the buffered data once it is in; then firmware commits the write
         let mapped =
-            self.map.lookup(admitted, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
+            self.map.lookup(data_in, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
         Ok(if self.write_commit == 0 { mapped } else { self.firmware(mapped, self.write_commit) })
     }
 
