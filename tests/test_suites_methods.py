@@ -124,9 +124,10 @@ def test_atto_curves_rise_with_the_transfer_size_to_a_ceiling(atto_bg4: atto.Att
     for d in ("read", "write"):
         mbps = [getattr(p, f"{d}_mbps") for p in atto_bg4.points]
         top = max(mbps)
-        rising = mbps[: mbps.index(top) + 1]
-        assert all(b >= 0.98 * a for a, b in itertools.pairwise(rising)), (d, mbps)
-        assert mbps[-1] >= 0.8 * top, (d, mbps)  # a ceiling, not a fall
+        # rising until the ceiling (within 5% of the top), then staying near it: a ceiling, not a fall
+        reached = next(i for i, v in enumerate(mbps) if v >= 0.95 * top)
+        assert all(b >= 0.98 * a for a, b in itertools.pairwise(mbps[: reached + 1])), (d, mbps)
+        assert all(v >= 0.9 * top for v in mbps[reached:]), (d, mbps)
         assert top > 10 * mbps[0] and top > 2 * mbps[1], (d, mbps)  # far above 512 B and 4 KiB
 
 
