@@ -192,6 +192,7 @@ def test_the_file_tests_run_on_a_formatted_volume_not_on_the_preconditioned_data
     """The volume made for the file tests TRIMs what preconditioning and IOMETER wrote: afterwards the drive
     maps only the files (Anvil's, the media file and its copy, the archive and what it extracts to), and
     the copy runs about as fast as on an erased drive, not at the garbage-collected speed of a full one."""
+
     def copy_s(trimmed: bool) -> tuple[float, float]:
         drive = Drive.from_preset("v300s-120gb", capacity_gb=8)
         if not trimmed:  # the drive full of random data, as the copy would find it without the TRIM
