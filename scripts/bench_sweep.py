@@ -46,7 +46,6 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 from ssdlab import sweep
-from ssdlab._dask import client as dask_client
 points = sweep.load_spec(Path(sys.argv[1])).points()[int(sys.argv[2]) :: int(sys.argv[3])]
 sweep.run_point(points[0])
 print("ready", flush=True)

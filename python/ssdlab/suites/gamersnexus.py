@@ -52,7 +52,7 @@ from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import purge, write_span
+from ssdlab.precondition import purge, trim_all, write_span
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, sub
@@ -320,7 +320,7 @@ def run_gamersnexus(
     # The file-based tests need a file system: Windows 7 formats the volume (or deletes IOMETER's test file),
     # and either TRIMs the space the preconditioning and IOMETER wrote. Without it the copies below would
     # run on a drive full of random data and garbage-collect it all over again.
-    drive.trim(0, span)
+    trim_all(drive)
 
     # Anvil: its test file written first (46% compressible), then read rows, then write rows.
     anvil_file = min(ANVIL_FILE, cap // 2) // MIB * MIB

@@ -53,11 +53,22 @@ pub struct Job {
     pub done: bool,
 }
 
+/// Time a rate-limited job waits after an IO of `len` bytes: `len` at `rate_bps` bytes per second when set,
+/// else `issue_interval` (1 / rate_iops; 0 when not rate-limited).
+fn gap(rate_bps: u64, issue_interval: Ns, len: u64) -> Ns {
+    match rate_bps {
+        0 => issue_interval,
+        r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+    }
+}
+
 impl Job {
     /// Job `index` of a run (its random stream is `stream(w.seed, index)`), starting at `start`; `clone` is
     /// its place among the spec's `numjobs` (for `offset_increment`).
     pub fn new(w: &Workload, index: u32, clone: u32, capacity: u64, start: Ns) -> Self {
         let span = w.span(capacity);
+        let issue_interval = NS_PER_S.checked_div(w.rate_iops).unwrap_or(0);
+        let clones = Ns::from(w.numjobs.max(1));
         let (read_sizes, write_sizes) = (w.sizes(false), w.sizes(true));
         let min_bs = w.min_bs();
         let align = if w.blockalign == 0 { min_bs } else { w.blockalign };
@@ -99,22 +110,11 @@ impl Job {
             iodepth: w.iodepth,
             // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate
             // and drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
-            next_issue: start + Self::phase(w, clone),
-            issue_interval: NS_PER_S.checked_div(w.rate_iops).unwrap_or(0),
+            next_issue: start + gap(w.rate_bps, issue_interval, w.bs) * (Ns::from(clone) % clones) / clones,
+            issue_interval,
             issue_pending: false,
             done: false,
         }
-    }
-
-    /// Where clone `clone` of `w`'s `numjobs` starts its pacing: an even share of one interval between IOs
-    /// (0 for a job that is not rate-limited, and for the first clone).
-    fn phase(w: &Workload, clone: u32) -> Ns {
-        let interval = match (w.rate_bps, w.rate_iops) {
-            (0, 0) => return 0,
-            (0, iops) => NS_PER_S / iops,
-            (bps, _) => (u128::from(w.bs) * u128::from(NS_PER_S)).div_ceil(u128::from(bps)) as Ns,
-        };
-        interval * Ns::from(clone % w.numjobs.max(1)) / Ns::from(w.numjobs.max(1))
     }
 
     /// Whether IOs are paced by a rate (IOPS or bytes per second).
@@ -165,10 +165,7 @@ impl Job {
         if self.issued >= self.io_limit {
             self.done = true;
         }
-        self.next_issue += match self.rate_bps {
-            0 => self.issue_interval,
-            r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
-        };
+        self.next_issue += gap(self.rate_bps, self.issue_interval, len);
         Command {
             compress_pct: self.compress_pct,
             fua: self.fua && kind == Op::Write,
