@@ -58,6 +58,19 @@ def test_fio_writes_through_the_export_and_verifies_every_block(tmp_path: Path) 
     assert "ssdlab serve: bg4-1tb" in p.stderr and "WAF" in p.stderr, "the twin's counters at exit"
 
 
+def test_a_fio_job_file_finds_the_export_through_its_uri_variable(tmp_path: Path) -> None:
+    # nbdkit gives the captive command $uri as a shell variable; serve exports it so fio, which expands
+    # environment variables in job files, can be given a file that names it
+    (tmp_path / "job.fio").write_text(
+        "[global]\nioengine=nbd\nuri=${uri}\nbs=4k\nsize=8m\nverify_state_save=0\n"
+        "[w]\nrw=randwrite\nverify=crc32c\nverify_fatal=1\n"
+    )
+    p = serve("free", "fio job.fio --output-format=json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    (j,) = fio_jobs(p.stdout)
+    assert j["error"] == 0 and j["write"]["io_bytes"] == 8 << 20  # type: ignore[index]
+
+
 def test_an_image_copied_onto_the_twin_reads_back_identical(tmp_path: Path) -> None:
     image, back = tmp_path / "image.raw", tmp_path / "back.raw"
     image.write_bytes(os.urandom(8 << 20) + bytes(4 << 20) + os.urandom(3 << 20 | 512))

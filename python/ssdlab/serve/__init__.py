@@ -16,6 +16,7 @@ From the shell::
 
     ssdlab serve --preset bg4-1tb --set ftl.user_capacity_gb=4 --socket /tmp/twin.sock
     ssdlab serve --preset bg4-1tb --run 'fio --ioengine=nbd --uri=$uri --rw=randread --bs=4k --name=r'
+    ssdlab serve --preset bg4-1tb --run 'fio job.fio'     # the job file says ioengine=nbd, uri=${uri}
     ssdlab serve --state d.json --namespace-id 2 --socket /tmp/ns2.sock
 """
 
@@ -56,7 +57,9 @@ def nbdkit_command(
         raise config_error("pace", f"must be one of {', '.join(PACES)}", pace)
     cmd = ["nbdkit", "--foreground", "--exit-with-parent"]
     if run is not None:
-        cmd += ["-U", "-", "--run", run]
+        # nbdkit sets $uri and $unixsocket as shell variables of the command; exported, a fio job file
+        # run by it can say `uri=${uri}` (fio expands environment variables in job files)
+        cmd += ["-U", "-", "--run", f"export uri unixsocket; {run}"]
     elif socket is not None:
         cmd += ["-U", socket]
     else:
