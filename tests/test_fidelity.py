@@ -38,7 +38,6 @@ KNOWN_MISSES = {
     "bc501a-128gb:fill.curve[0.50-0.85]": "the folding stall (46 vs 80 MB/s), as [0.35-0.50]",
     "bc501a-128gb:fill.curve[0.85-1.00]": "20 MB/s looks throttled; the thermal model peaks at 51 C",
     "bc501a-128gb:fill.fill_avg_MBps": "-10.6%: the folding stall of [0.35-0.85], read without cache read",
-    "bg4-128gb:fill.fill_avg_MBps": "the level past the SLC cache is high (the BG refit is open work)",
     "bg4-128gb:fill.curve[0.90-1.00]": "the last tenth at 37 vs 50 MB/s (BG refit open)",
     "cl1-128gb:fill.fill_avg_MBps": "a 118 MB/s mean needs ~95 MB/s past the cache; facts give 136",
     "enterprise-tlc:db_test.max_lat_us_suspend[2r1w_1thread write]": "no mechanism yet for 100-400 us writes",
