@@ -34,10 +34,8 @@ IN_SAMPLE = _in_sample_figures()
 KNOWN_MISSES = {
     "am610-128gb:fill.curve[0.20-0.62]": "160 MB/s needs a 2.5 ms TLC program, beyond the generation",
     "am610-128gb:fill.curve[0.70-1.00]": "the same TLC level as [0.20-0.62], from the other side",
-    "bc501a-128gb:fill.curve[0.35-0.50]": "whole-block folding stalls; real firmware writes on other dies",
-    "bc501a-128gb:fill.curve[0.50-0.85]": "the folding stall (46 vs 80 MB/s), as [0.35-0.50]",
+    "bc501a-128gb:fill.curve[0.35-0.50]": "interleaved folding at 114 vs 140 rising to 200",
     "bc501a-128gb:fill.curve[0.85-1.00]": "20 MB/s looks throttled; the thermal model peaks at 51 C",
-    "bc501a-128gb:fill.fill_avg_MBps": "-10.6%: the folding stall of [0.35-0.85], read without cache read",
     "bg4-128gb:fill.curve[0.90-1.00]": "the last tenth at 37 vs 50 MB/s (BG refit open)",
     "cl1-128gb:fill.fill_avg_MBps": "a 118 MB/s mean needs ~95 MB/s past the cache; facts give 136",
     "enterprise-tlc:db_test.max_lat_us_suspend[2r1w_1thread write]": "no mechanism yet for 100-400 us writes",

@@ -242,26 +242,30 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
 def test_bc501a_matches_the_cache_and_direct_tlc_segments() -> None:
     checks = filled("bc501a-128gb").checks("bc501a-128gb")
     assert len(checks) == 5 and all(c.points > 0 for c in checks)
-    assert checks[0].ok and checks[1].ok, [c.to_dict() for c in checks[:2]]
-    # Not checked: the folding levels are slow (123 vs 140-200, 46 vs 80), and the 20 MB/s level past 85%
-    # is not an SLC-cache regime (docs/model.md, "Fill levels (BC501A)").
+    assert checks[0].ok and checks[1].ok and checks[3].ok, [c.to_dict() for c in checks]
+    # Not checked: the interleaved level is slow (114 vs 140-200), and the 20 MB/s level past 85% is not an
+    # SLC-cache regime (docs/model.md, "Fill levels (BC501A)").
 
 
 def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
     """SLC (static cache), direct TLC, SLC with interleaved folding from ``fold_above_fill``, whole-block
-    folding from ``fold_whole_blocks_above_fill``: four plateaus, each starting within two GB of where the
-    config puts it, each at most the rate its write path allows."""
+    folding from ``fold_whole_blocks_above_fill``: each regime starting within two GB of where the config
+    puts it, each at a rate its write path allows."""
     f = filled("bc501a-128gb")
     c = f.slc_cache
     levels = f.res.levels()
-    assert len(levels) == 4, summary(levels)
+    assert len(levels) >= 4, summary(levels)
     speeds = [lv.mbps for lv in levels]
     # distinct: each differs from the one before by more than the 15% a level may vary within
     assert all(abs(b / a - 1) > 0.15 for a, b in itertools.pairwise(speeds))
     starts = [f.gb(c["static_gb"]), c["fold_above_fill"], c["fold_whole_blocks_above_fill"]]
-    for lv, start in zip(levels[1:], starts, strict=True):
+    for lv, start in zip(levels[1:4], starts, strict=True):
         assert abs(lv.fill_start - start) <= f.gb(2), (summary(levels), start)
-    cache, direct, interleaved, whole = speeds
+    cache, direct, interleaved, *whole = speeds
     assert cache == pytest.approx(f.slc, rel=0.03) and direct == pytest.approx(f.tlc, rel=0.03)
-    assert 0.75 * (1 / (1 / f.slc + 1 / f.tlc)) < interleaved < 1 / (1 / f.slc + 1 / f.tlc)
-    assert 0.75 * (1 / (1 / f.slc + f.dies / f.tlc)) < whole <= 1 / (1 / f.slc + f.dies / f.tlc)
+    overlapped = 1 / (1 / f.slc + 1 / f.tlc)
+    assert 0.75 * overlapped < interleaved < overlapped
+    # Whole-block folding: above every die waiting while one folds (the write buffer lets the host go on
+    # writing to the other dies), below folding fully overlapped with the host's SLC writes; the regime
+    # wobbles as folds fall on the dies in varying phase, so it may split into several runs.
+    assert all(1 / (1 / f.slc + f.dies / f.tlc) < lv < overlapped for lv in whole), summary(levels)
