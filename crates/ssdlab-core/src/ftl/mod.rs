@@ -573,8 +573,10 @@ impl Ftl {
                 PostCacheNow::FoldInterleaved => used + unit - budget,
                 _ => u64::MAX,
             }
-        } else if self.slc.is_folding(die) && policy != PostCacheNow::FoldInterleaved {
-            // a fold left under way when the fill changed the policy is finished, not stranded
+        } else if self.slc.is_folding(die) && (pressure || policy == PostCacheNow::FoldWholeBlocks) {
+            // A fold left under way (by idle time, or when the fill changed the policy) is finished when
+            // its block is needed, not stranded. Otherwise it waits for the next idle time: host writes
+            // arriving while the drive folds in the background wait for one NAND operation, not a block.
             u64::MAX
         } else {
             0
