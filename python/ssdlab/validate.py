@@ -940,15 +940,30 @@ def model_hash() -> str:
     return h.hexdigest()[:16]
 
 
+def within_10(rs: Sequence[Row]) -> tuple[int, int]:
+    """How many of the measured rows are within 10% (or their check passes), of how many.
+
+    Examples
+    --------
+    >>> rows = [Row("d", "x", "s", "spec", "m", 100, 105.0, "MB/s", 5.0, True),
+    ...         Row("d", "y", "s", "spec", "m", 100, 130.0, "MB/s", 30.0, False)]
+    >>> within_10(rows), within_10([r for r in rows if r.fit is False])
+    ((1, 2), (0, 1))
+    """
+    n = [r for r in rs if r.error_pct is not None or r.passed is not None]
+    return sum(1 for r in n if (r.passed if r.passed is not None else abs(r.error_pct or 0) <= 10)), len(n)
+
+
 def readme_block(rs: Sequence[Row], digest: str) -> str:
     """The README's fidelity section between its markers: a line saying how it was made, then the table."""
-    n = [r for r in rs if r.error_pct is not None or r.passed is not None]
-    within = sum(1 for r in n if (r.passed if r.passed is not None else abs(r.error_pct or 0) <= 10))
+    (within, n), (fit_ok, fit_n) = within_10(rs), within_10([r for r in rs if r.fit is True])
+    held_ok, held_n = within_10([r for r in rs if r.fit is False])
     head = (
         f"{START} model {digest}; regenerate with `make fidelity` -->\n"
-        f"Made by `ssdlab validate --markdown` (all presets, full methods). {within} of {len(n)} measured "
-        "figures within 10% (or their check passing); `sample`: in-sample = some preset value was fitted to "
-        "the figure, hold-out = none was.\n\n"
+        f"Made by `ssdlab validate --markdown` (all presets, full methods). {within} of {n} measured "
+        f"figures within 10% (or their check passing): in-sample {fit_ok} of {fit_n}, hold-out {held_ok} "
+        f"of {held_n}. `sample`: in-sample = some preset value was fitted to the figure, hold-out = none "
+        "was.\n\n"
     )
     return head + markdown(rs) + END
 
