@@ -111,3 +111,16 @@ def test_as_ssd_adds_the_tools_own_time_to_every_qd1_io() -> None:
     latency_us = 4096 / drive_alone.k4_read_mbps  # bytes / (MB/s) = microseconds per IO
     assert runs[50.0].k4_read_mbps == pytest.approx(4096 / (latency_us + 50.0), rel=0.03)
     assert runs[50.0].access_read_ms == pytest.approx(drive_alone.access_read_ms, rel=0.05), "device latency"
+
+
+@pytest.mark.slow
+def test_as_ssd_compression_curve_is_flat_on_a_drive_without_compression() -> None:
+    # The compression steps rewrite the file the 4K-64Thrd test wrote at random. Host units once passed
+    # over every die more than a block of valid data ahead of the emptiest: the first rewrites went mostly
+    # to one die and ran at half speed, their reads at a third (a false "compression" curve, reads
+    # 635 -> 1,380 MB/s).
+    res = run_as_ssd(Drive.from_preset("am610-128gb"), compression_steps=(0, 10, 20, 30))
+    for d in ("read_mbps", "write_mbps"):
+        speeds = [getattr(c, d) for c in res.compression]
+        assert max(speeds) / min(speeds) < 1.03, (d, speeds)
+    assert res.compression[0].write_mbps == pytest.approx(res.seq_write_mbps, rel=0.03)
