@@ -257,6 +257,20 @@ def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
     main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW"])
     out = capsys.readouterr().out
     assert "spec.endurance_TBW" in out and "no method yet" in out
+    # nothing measured: the summary under the table counts no figure
+    assert (
+        "0 of 0 measured figures within 10% (or their check passing): in-sample 0 of 0, hold-out 0 of 0"
+        in (out)
+    )
+
+
+def test_cli_table_ends_with_the_in_sample_and_hold_out_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", "bg4-128gb", "--figure", "spec.idle_power_mW", "--quick"])
+    out = capsys.readouterr().out
+    assert (
+        "1 of 1 measured figures within 10% (or their check passing): in-sample 1 of 1, hold-out 0 of 0"
+        in (out)
+    )
 
 
 def test_cli_unknown_preset_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:

@@ -411,6 +411,7 @@ def validate(
             r.method + (f" ({r.note})" if r.note else ""),
         )
     stdout.print(t)
+    stdout.print(v.summary(rs), markup=False)
     for p in presets or ():
         if not any(r.drive == p for r in rs):
             stdout.print(f"{p}: no published figures (out of sample)", markup=False)

@@ -954,16 +954,23 @@ def within_10(rs: Sequence[Row]) -> tuple[int, int]:
     return sum(1 for r in n if (r.passed if r.passed is not None else abs(r.error_pct or 0) <= 10)), len(n)
 
 
-def readme_block(rs: Sequence[Row], digest: str) -> str:
-    """The README's fidelity section between its markers: a line saying how it was made, then the table."""
+def summary(rs: Sequence[Row]) -> str:
+    """How many figures are within 10%, in all, in sample and held out (the line under ``validate``'s table
+    and in the README)."""
     (within, n), (fit_ok, fit_n) = within_10(rs), within_10([r for r in rs if r.fit is True])
     held_ok, held_n = within_10([r for r in rs if r.fit is False])
+    return (
+        f"{within} of {n} measured figures within 10% (or their check passing): in-sample {fit_ok} of "
+        f"{fit_n}, hold-out {held_ok} of {held_n}"
+    )
+
+
+def readme_block(rs: Sequence[Row], digest: str) -> str:
+    """The README's fidelity section between its markers: a line saying how it was made, then the table."""
     head = (
         f"{START} model {digest}; regenerate with `make fidelity` -->\n"
-        f"Made by `ssdlab validate --markdown` (all presets, full methods). {within} of {n} measured "
-        f"figures within 10% (or their check passing): in-sample {fit_ok} of {fit_n}, hold-out {held_ok} "
-        f"of {held_n}. `sample`: in-sample = some preset value was fitted to the figure, hold-out = none "
-        "was.\n\n"
+        f"Made by `ssdlab validate --markdown` (all presets, full methods). {summary(rs)}. `sample`: "
+        "in-sample = some preset value was fitted to the figure, hold-out = none was.\n\n"
     )
     return head + markdown(rs) + END
 
