@@ -171,3 +171,39 @@ def test_cli_drive_file_with_an_unknown_base_is_one_line(tmp_path: Path) -> None
     assert out.returncode == 2
     assert out.stderr.startswith("error: base: ") and "mine.toml: unknown base" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+#: Comment phrases that say a value is copied from the BG family (families/bg.toml), the DRAM-less class's.
+COPIED_FROM_BG = ("the BG family's value", "as the BG family", "the DRAM-less HMB class's", "BG family value")
+
+
+@pytest.mark.parametrize("name", [n for n in list_presets() if not n.startswith(("bg3", "bg4"))])
+def test_a_value_said_to_be_the_bg_familys_is_the_bg_familys(name: str) -> None:
+    # A copy outlives a refit of the original: five presets once carried the BG's NAND currents of before
+    # scripts/fit_power.py's refit while saying they were the family's.
+    bg = flat(tomllib.loads(read_preset("bg4-128gb")))
+    ours = flat(tomllib.loads(read_preset(name)))
+    table, stale = "", []
+    for line in read_preset_lines(name):
+        if line.startswith("["):
+            table = line.strip("[] ")
+            continue
+        key, _, rest = line.partition("=")
+        if "#" in rest and any(p in rest.split("#", 1)[1] for p in COPIED_FROM_BG):
+            path = f"{table}.{key.strip()}" if table else key.strip()
+            if ours[path] != bg[path]:
+                stale.append((path, ours[path], bg[path]))
+    assert stale == []
+
+
+def read_preset_lines(name: str) -> list[str]:
+    """The lines of ``name``'s own file and the family files it inherits (the BG family's own excepted)."""
+    families = Path(ssdlab.__file__).parent / "presets" / "families"
+    lines, text = [], preset_source(name)
+    while True:
+        lines += text.splitlines()
+        base = tomllib.loads(text).get("base")
+        if base is None or base == "bg":
+            return lines
+        family = families / f"{base}.toml"
+        text = family.read_text(encoding="utf-8") if family.exists() else preset_source(base)
