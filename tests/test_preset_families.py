@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import ssdlab
+from ssdlab import validate
 from ssdlab.presets import list_presets, preset_source, read_preset, resolve_base
 
 NAMES = {"name", "description"}
@@ -183,27 +184,16 @@ def test_a_value_said_to_be_the_bg_familys_is_the_bg_familys(name: str) -> None:
     # scripts/fit_power.py's refit while saying they were the family's.
     bg = flat(tomllib.loads(read_preset("bg4-128gb")))
     ours = flat(tomllib.loads(read_preset(name)))
-    table, stale = "", []
-    for line in read_preset_lines(name):
-        if line.startswith("["):
-            table = line.strip("[] ")
-            continue
-        key, _, rest = line.partition("=")
-        if "#" in rest and any(p in rest.split("#", 1)[1] for p in COPIED_FROM_BG):
-            path = f"{table}.{key.strip()}" if table else key.strip()
-            if ours[path] != bg[path]:
-                stale.append((path, ours[path], bg[path]))
+    stale, seen = [], set()
+    # the preset's own file and the family files it inherits, as validate reads them for `fitted`
+    for _, text in validate._chain(name):
+        table = ""
+        for line in text.splitlines():
+            if t := validate._TABLE.match(line):
+                table = t.group(1)
+            elif (m := validate._KEY.match(line)) and any(p in m.group(3) for p in COPIED_FROM_BG):
+                path = f"{table}.{m.group(1)}" if table else m.group(1)
+                if path not in seen and ours[path] != bg[path]:
+                    stale.append((path, ours[path], bg[path]))
+        seen |= validate._paths(text)  # a value a child file sets again is the child's
     assert stale == []
-
-
-def read_preset_lines(name: str) -> list[str]:
-    """The lines of ``name``'s own file and the family files it inherits (the BG family's own excepted)."""
-    families = Path(ssdlab.__file__).parent / "presets" / "families"
-    lines, text = [], preset_source(name)
-    while True:
-        lines += text.splitlines()
-        base = tomllib.loads(text).get("base")
-        if base is None or base == "bg":
-            return lines
-        family = families / f"{base}.toml"
-        text = family.read_text(encoding="utf-8") if family.exists() else preset_source(base)
