@@ -458,8 +458,9 @@ pub struct NandConfig {
     /// Cache read: the die senses the next page while the last one moves out over the channel. Without
     /// it the die is busy until its data is out.
     pub cache_read: bool,
-    /// Cache program: the next unit's data moves in while the die still programs the last one. Without
-    /// it the data-in waits for the die.
+    /// Cache program: the next unit's data moves in while the die still programs the last one, one page
+    /// a plane of it (the cache latches; a one-shot unit's other pages wait for the die). Without it the
+    /// data-in waits for the die.
     pub cache_program: bool,
     /// Independent plane reads: a single-plane host read may sense on one plane while another plane of
     /// the same die senses a different page (each plane with its own page address, as multi-plane read

@@ -415,11 +415,17 @@ impl Nand {
     pub fn program(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> Ns {
         let ch = self.geo.channel_of(die) as usize;
         let bus = self.timing.bus_ns(bytes);
-        // The data goes in just before the die can start the program (cache program overlaps it with the
-        // die's previous operation; without it the page register is busy until the die is done), not as
-        // soon as it is ready, so a burst of GC programs does not hold the channel for all of them at once.
+        // The data goes in just before the die can start the program, not as soon as it is ready, so a
+        // burst of GC programs does not hold the channel for all of them at once. Cache program overlaps
+        // the data-in with the die's previous operation, but only as far as the cache latches reach: one
+        // page per plane. A one-shot program of k pages per plane needs its other k - 1 in the data
+        // latches, which hold the previous program's pages until it is done (TLC cache programming that
+        // frees them early came later, e.g. YMTC's US 11670366 and Intel's US 12230334); so 1/k of its
+        // data-in overlaps, the rest follows the die. Without cache program the die must be done first.
         let die_free = self.dies[die as usize].free_at;
-        let load_from = if self.timing.cache_program { die_free.saturating_sub(bus) } else { die_free };
+        let ahead =
+            if self.timing.cache_program { bus / u64::from(self.geo.pages_per_program(mode)) } else { 0 };
+        let load_from = die_free.saturating_sub(ahead);
         let ready = ready.max(load_from);
         let (_, loaded) = self.channel_reserve(ch, ready, bus);
         let extra = match &mut self.spread {
