@@ -103,9 +103,17 @@ impl Link {
     /// Reserve the link for `bytes` in `dir` in the first idle gap at or after `ready`; returns when the
     /// data has arrived.
     pub fn transfer(&mut self, dir: Direction, ready: Ns, bytes: u64) -> Ns {
+        self.transfer_streamed(dir, ready, ready, bytes)
+    }
+
+    /// `bytes` handed to the link as a stage before it delivers them, from `from` to `last`: their wire
+    /// time goes into the first gap from `from`, and they have crossed no earlier than `last` (plus the
+    /// one-way latency). Pieces that several stages deliver side by side thus share the link as they
+    /// come, rather than queueing whole behind each other once all are delivered.
+    pub fn transfer_streamed(&mut self, dir: Direction, from: Ns, last: Ns, bytes: u64) -> Ns {
         let lane = usize::from(self.full_duplex && dir == Direction::Down);
-        let (_, end) = self.lanes[lane].reserve(ready, self.wire_ns(bytes));
-        end + self.latency_ns
+        let (_, end) = self.lanes[lane].reserve(from, self.wire_ns(bytes));
+        end.max(last) + self.latency_ns
     }
 }
 
