@@ -175,7 +175,13 @@ def test_cli_drive_file_with_an_unknown_base_is_one_line(tmp_path: Path) -> None
 
 
 #: Comment phrases that say a value is copied from the BG family (families/bg.toml), the DRAM-less class's.
-COPIED_FROM_BG = ("the BG family's value", "as the BG family", "the DRAM-less HMB class's", "BG family value")
+COPIED_FROM_BG = (
+    "the BG family's value",
+    "as the BG family",
+    "the DRAM-less HMB class's",
+    "the client class's",
+    "BG family value",
+)
 
 
 @pytest.mark.parametrize("name", [n for n in list_presets() if not n.startswith(("bg3", "bg4"))])
