@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::link::Link;
-use ssdlab_core::{Command, Counter, Drive, Op, Workload};
+use ssdlab_core::{Command, Counter, Drive, Op, Rw, Workload};
 
 /// bg4-128gb shrunk to 0.35 GB (96-page blocks, 40 a plane): small enough to fill and collect often.
 fn small_bg4() -> Drive {
@@ -179,4 +179,34 @@ fn a_write_larger_than_the_buffer_streams_through_it() {
     };
     let (large, small) = (mbps(16 << 20), mbps(1 << 20));
     assert!((large / small - 1.0).abs() < 0.02, "16 MiB {large:.0} vs 1 MiB {small:.0} MB/s");
+}
+
+/// MB/s of 512 MiB of 128 KiB sequential writes at QD32 straight to TLC on bg4-128gb (4 dies, no SLC
+/// cache) with a write buffer of two TLC units (2 x 96 KiB) and `release` for when a unit leaves it.
+fn direct_tlc_mbps(release: &str) -> (f64, f64) {
+    let mut d = drive(
+        "bg4-128gb",
+        &[
+            ("ftl.slc_cache.enabled", "false"),
+            ("controller.write_buffer_kib", "192"),
+            ("controller.write_path.native_buffer_release", release),
+        ],
+    );
+    let c = d.config().nand.clone();
+    let unit = 2.0 * 3.0 * 16384.0; // bytes of one TLC unit on a die
+                                    // the die's cycle: its program plus the two thirds of the data-in the cache latches cannot take early
+    let cycle_us = c.tPROG_us[0] + 2.0 / 3.0 * unit / f64::from(c.bus_mts);
+    let dies_rate = 4.0 * unit / cycle_us; // MB/s with every die writing
+    let w = Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 512 << 20, ..Workload::default() };
+    (run(&mut d, w).bandwidth_mbps(), dies_rate)
+}
+
+#[test]
+fn a_tlc_unit_released_once_in_the_die_lets_a_small_buffer_feed_every_die() {
+    let (data_in, dies_rate) = direct_tlc_mbps("data_in");
+    assert!((data_in / dies_rate - 1.0).abs() < 0.05, "{data_in:.0} MB/s against the dies' {dies_rate:.0}");
+    // held until programmed, two units keep at most two of the four dies busy (fewer while a unit waits
+    // in the buffer for its die to finish the last)
+    let (programmed, _) = direct_tlc_mbps("programmed");
+    assert!(programmed < 0.55 * dies_rate, "{programmed:.0} MB/s, dies {dies_rate:.0}");
 }

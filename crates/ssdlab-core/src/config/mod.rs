@@ -263,6 +263,25 @@ pub struct WritePathConfig {
     /// The write buffer survives power loss (capacitors): a flush or FUA write completes once the data is
     /// in the buffer, without programming the open units.
     pub power_loss_protection: bool,
+    /// When a host program unit in native mode (TLC/QLC) leaves the write buffer: `programmed` (the
+    /// default: the controller keeps its copy until the die reports the program done) or `data_in` (once
+    /// the data is in the die's latches, which hold it through the program). SLC-mode units always stay
+    /// until programmed.
+    #[serde(default)]
+    pub native_buffer_release: BufferRelease,
+}
+
+/// When a native-mode host program unit leaves the write buffer (`[controller.write_path]
+/// native_buffer_release`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferRelease {
+    /// Once the die has programmed it.
+    #[default]
+    Programmed,
+    /// Once its data is in the die: a one-shot TLC unit waits there through its whole program, which
+    /// holding it in the buffer too would make the buffer, not the dies, set the speed of TLC writes.
+    DataIn,
 }
 
 /// On-the-fly compression (SandForce-style): host data is compressed before it is written, so

@@ -10,7 +10,7 @@ mod data_path;
 mod map_cache;
 mod write_buffer;
 
-use crate::config::{CompressionConfig, DriveConfig};
+use crate::config::{BufferRelease, CompressionConfig, DriveConfig};
 use crate::engine::{GapTimeline, Ns};
 use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::link::Link;
@@ -65,6 +65,8 @@ pub struct Controller {
     write_fetch: Ns,
     /// Flush and FUA complete once the data is in the (protected) buffer.
     power_loss_protection: bool,
+    /// When a native-mode host unit leaves the write buffer.
+    native_release: BufferRelease,
     cores: Vec<GapTimeline>,
     data: DataPath,
     /// The host link.
@@ -98,6 +100,7 @@ impl Controller {
             write_commit: cfg.controller.write_path.commit_ns,
             write_fetch: cfg.link.latency_ns + cfg.host.memory_read_ns,
             power_loss_protection: cfg.controller.write_path.power_loss_protection,
+            native_release: cfg.controller.write_path.native_buffer_release,
             cores: vec![GapTimeline::default(); cfg.controller.cores as usize],
             data: DataPath::new(&cfg.controller.data_path, cfg.nand.channels),
             link: Link::new(&cfg.link),
@@ -431,9 +434,11 @@ impl Controller {
                     let page = geo.page_of(offset);
                     // the whole unit crosses the bus, padding too; the buffer frees the data it held
                     let bytes = u64::from(geo.slots_per_program(mode)) * u64::from(geo.slot_bytes);
-                    let done = self.nand.program(die, ready, page, mode, bytes);
+                    let (loaded, done) = self.nand.program_unit(die, ready, page, mode, bytes);
                     if source == Source::Host {
-                        self.buffer.release_at(done, slots);
+                        let data_in =
+                            mode == CellMode::Native && self.native_release == BufferRelease::DataIn;
+                        self.buffer.release_at(if data_in { loaded } else { done }, slots);
                         self.in_flight.retain(|&(_, _, d)| d > now);
                         self.in_flight.push((first, slots, done));
                     }

@@ -413,6 +413,11 @@ impl Nand {
     /// Move one program unit (`bytes`, starting at page index `page`) in over the channel and program it.
     /// Returns when it is programmed.
     pub fn program(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> Ns {
+        self.program_unit(die, ready, page, mode, bytes).1
+    }
+
+    /// As [`Nand::program`]; returns (when its data is in the die, when it is programmed).
+    pub fn program_unit(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, bytes: u64) -> (Ns, Ns) {
         let ch = self.geo.channel_of(die) as usize;
         let bus = self.timing.bus_ns(bytes);
         // The data goes in just before the die can start the program, not as soon as it is ready, so a
@@ -441,7 +446,7 @@ impl Nand {
             self.counters.slc_pages_programmed += u64::from(self.geo.planes);
         }
         self.counters.bus_bytes += bytes;
-        done
+        (loaded, done)
     }
 
     /// Erase one multi-plane block. Returns when it is erased.
