@@ -40,6 +40,8 @@ class Filled:
     slc: float
     tlc: float
     dies: int
+    #: MB/s of the TLC programs a fold makes: as direct TLC, or with no data-in when folding on chip
+    fold_tlc: float
 
     @property
     def slc_cache(self) -> dict[str, Any]:
@@ -84,6 +86,9 @@ def filled(name: str) -> Filled:
         # other two after it: that data-in (us, at bus_mts bytes per us) adds to each program's time
         3 * unit / (n["tPROG_us"][0] + 2 * (unit / dies) / n["bus_mts"]),
         dies,
+        3 * unit / n["tPROG_us"][0]
+        if cfg["ftl"]["slc_cache"]["fold_on_chip"]
+        else 3 * unit / (n["tPROG_us"][0] + 2 * (unit / dies) / n["bus_mts"]),
     )
 
 
@@ -143,16 +148,15 @@ def test_cl1_cache_then_interleaved_folding_to_the_end() -> None:
 # ------------------------------------------------------- BG4 128GB: SLC, direct TLC, folding near full
 
 
-def test_bg4_128gb_matches_the_cache_and_post_cache_segments_and_is_30_percent_slow_past_90_percent() -> None:
+def test_bg4_128gb_matches_the_cache_and_post_cache_segments_and_is_24_percent_slow_past_90_percent() -> None:
     cache, direct, full = filled("bg4-128gb").checks("bg4-128gb")
     for c in (cache, direct):
         assert c.points > 0 and c.ok, c.to_dict()
     # Past 90% full: published ~50 MB/s; the model's whole-block folding reproduces where the level starts,
-    # but ~30% slow (every die waits while one folds an SLC block, and the dynamic part shrinks by a third of
-    # each GB written, folded too; each fold's TLC program waits for two thirds of its data-in): held
-    # within 35%.
+    # but ~24% slow (every die waits while one folds an SLC block, and the dynamic part shrinks by a third of
+    # each GB written, folded too): held within 30%.
     assert full.points > 0 and full.mbps is not None
-    assert full.low_mbps * 0.65 <= full.mbps <= full.high_mbps * 1.1, full.to_dict()
+    assert full.low_mbps * 0.7 <= full.mbps <= full.high_mbps * 1.1, full.to_dict()
 
 
 def test_bg4_128gb_levels_where_the_config_puts_them() -> None:
@@ -179,15 +183,15 @@ def test_bg4_128gb_levels_where_the_config_puts_them() -> None:
     # Interleaved: each host byte an SLC and a TLC program, below 1 / (1/SLC + 1/TLC); once the dynamic part
     # shrinks with the fill (below its bound), f/3 more of each byte written is folded as well. The speed
     # only falls.
-    top = 1 / (1 / f.slc + 1 / f.tlc)
-    low = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) / f.tlc)
+    top = 1 / (1 / f.slc + 1 / f.fold_tlc)
+    low = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) / f.fold_tlc)
     assert all(0.75 * low <= lv.mbps <= top for lv in interleaved), (summary(levels), low, top)
     assert [lv.mbps for lv in interleaved] == sorted((lv.mbps for lv in interleaved), reverse=True)
     # Whole-block folding from fold_whole_blocks_above_fill to full: (1 + f/3) bytes folded per host byte,
     # every die waiting while one folds.
     assert abs(whole[0].fill_start - c["fold_whole_blocks_above_fill"]) <= f.gb(2), summary(levels)
     assert whole[-1].fill_end == 1.0
-    bound = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) * f.dies / f.tlc)
+    bound = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) * f.dies / f.fold_tlc)
     assert all(0.75 * bound <= lv.mbps <= bound for lv in whole), (summary(levels), bound)
 
 
@@ -202,8 +206,7 @@ def test_am610_matches_the_cache_segment() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="direct TLC at the generation's 2100 us one-shot program is 177 MB/s, not 160 (+10.5%); "
-    "whole-block folding gives ~66 MB/s, not 80 (-17%)",
+    reason="direct TLC at the generation's 2100 us one-shot program is 177 MB/s, not 160 (+10.5%)",
 )
 def test_am610_matches_every_published_segment() -> None:
     checks = filled("am610-128gb").checks("am610-128gb")
@@ -235,7 +238,7 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
     assert levels[-1].fill_end == 1.0, summary(levels)
     # Past the fold threshold every level is a folding level: the regime's speed wobbles (whole-block folds
     # fall on the dies in varying phase), so it may split into several runs, all far below direct TLC.
-    assert all(lv.mbps < 0.5 * f.tlc for lv in levels[2:]), summary(levels)
+    assert all(lv.mbps < 0.6 * f.tlc for lv in levels[2:]), summary(levels)
     assert levels[0].mbps > 2 * levels[1].mbps
 
 

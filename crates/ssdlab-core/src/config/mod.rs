@@ -394,6 +394,12 @@ pub struct SlcCacheConfig {
     pub fold_whole_blocks_above_fill: f64,
     /// Fold SLC data to native blocks when the host is idle, restoring the cache.
     pub idle_fold: bool,
+    /// Fold by on-chip copy: the die senses the SLC pages into its own latches and programs them into the
+    /// native block, the data never crossing the channel or the controller's decoder and encoder (SLC
+    /// data's low error rate is what lets firmware skip the ECC pass). Off: folded data is read out,
+    /// decoded, and sent back in like GC data.
+    #[serde(default)]
+    pub fold_on_chip: bool,
 }
 
 /// NAND cell type: bits stored per cell.

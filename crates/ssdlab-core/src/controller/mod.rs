@@ -418,8 +418,13 @@ impl Controller {
         for op in self.ops.drain(..) {
             let geo = self.nand.geo;
             match op {
-                FlashOp::Read { block, page, planes, slots, mode } => {
+                FlashOp::Read { block, page, planes, slots, mode, on_chip } => {
                     let die = geo.die_of_block(block);
+                    if on_chip {
+                        // sensed into the die's latches for the program that follows: nothing moves out
+                        gc_read_done = gc_read_done.max(self.nand.read(die, now, page, mode, planes, 0));
+                        continue;
+                    }
                     let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
                     let d = self.nand.read(die, now, page, mode, planes, bytes);
                     // GC and folding data is decoded (and re-encoded) like host data
@@ -430,10 +435,15 @@ impl Controller {
                 FlashOp::Program { block, offset, slots, source, mode } => {
                     let die = geo.die_of_block(block);
                     let first = geo.ppn(block, offset);
-                    let ready = if source == Source::Gc { gc_read_done } else { now };
+                    let ready = if source == Source::Host { now } else { gc_read_done };
                     let page = geo.page_of(offset);
-                    // the whole unit crosses the bus, padding too; the buffer frees the data it held
-                    let bytes = u64::from(geo.slots_per_program(mode)) * u64::from(geo.slot_bytes);
+                    // the whole unit crosses the bus, padding too (an on-chip copy's is in the die already);
+                    // the buffer frees the data it held
+                    let bytes = if source == Source::OnChip {
+                        0
+                    } else {
+                        u64::from(geo.slots_per_program(mode)) * u64::from(geo.slot_bytes)
+                    };
                     let (loaded, done) = self.nand.program_unit(die, ready, page, mode, bytes);
                     if source == Source::Host {
                         let data_in =

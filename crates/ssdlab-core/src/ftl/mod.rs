@@ -41,8 +41,9 @@ pub(crate) type Lpn = u32;
 /// A flash operation the FTL needs done, in the order it must happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FlashOp {
-    /// Read `slots` 4 KiB slots from page index `page` of `block`, on `planes` planes at once.
-    Read { block: u32, page: u32, planes: u32, slots: u32, mode: CellMode },
+    /// Read `slots` 4 KiB slots from page index `page` of `block`, on `planes` planes at once; `on_chip`:
+    /// sensed into the die's latches for an on-chip copy, nothing moved out.
+    Read { block: u32, page: u32, planes: u32, slots: u32, mode: CellMode, on_chip: bool },
     /// Program the unit starting at `offset` in `block`, carrying `slots` slots of data (the rest of the
     /// unit, if any, is padding).
     Program { block: u32, offset: u32, slots: u32, source: Source, mode: CellMode },
@@ -60,6 +61,8 @@ pub(crate) enum Source {
     Host,
     /// GC or folding.
     Gc,
+    /// Folding by on-chip copy: the data is already in the die's latches (no data-in).
+    OnChip,
 }
 
 /// Where a block is in its life.

@@ -173,20 +173,29 @@ impl Ftl {
     fn step_job(&mut self, die: u32, mut job: GcJob, quota: u64, ops: &mut Vec<FlashOp>) -> Option<GcJob> {
         let victim = job.victim();
         let mode = self.pool.block(victim).mode;
+        let on_chip = mode == CellMode::Slc && self.slc.folds_on_chip();
+        let source = if on_chip { Source::OnChip } else { Source::Gc };
         // This step's share: whole page indexes, entries overwritten since the job started left out.
         let mut live = Vec::new();
         let mut budget = 0u64;
         while budget < quota {
             let Some((page, slots)) = job.take_page(&self.geo, &self.map, &mut live) else { break };
             if slots > 0 {
-                ops.push(FlashOp::Read { block: victim, page, planes: self.geo.planes, slots, mode });
+                ops.push(FlashOp::Read {
+                    block: victim,
+                    page,
+                    planes: self.geo.planes,
+                    slots,
+                    mode,
+                    on_chip,
+                });
             }
             budget += u64::from(slots).max(1);
         }
         // Reads first, then the programs they feed: the die senses the pages back to back.
         let mut moved = 0u64;
         for (lpn, k) in live {
-            self.gc_write(die, lpn, k, ops);
+            self.gc_write(die, lpn, k, source, ops);
             moved += u64::from(k);
         }
         match mode {
@@ -202,13 +211,13 @@ impl Ftl {
         None
     }
 
-    /// Write `k` slots of `lpn`, moved by GC, to the die's GC block.
-    fn gc_write(&mut self, die: u32, lpn: Lpn, k: u32, ops: &mut Vec<FlashOp>) {
+    /// Write `k` slots of `lpn`, moved by GC or folding (`source`), to the die's GC block.
+    fn gc_write(&mut self, die: u32, lpn: Lpn, k: u32, source: Source, ops: &mut Vec<FlashOp>) {
         let spp = self.geo.slots_per_program(CellMode::Native);
         if let Some(b) = self.pool.open_gc_block(die) {
             let written = self.pool.block(b).written;
             if written + k > self.geo.capacity(CellMode::Native) {
-                self.pad_block(b, written / spp * spp, Source::Gc, ops);
+                self.pad_block(b, written / spp * spp, source, ops);
             }
         }
         let block = self.pool.gc_block(die);
@@ -222,7 +231,7 @@ impl Ftl {
         let mut end = (offset / spp + 1) * spp;
         while end <= offset + k {
             let mode = CellMode::Native;
-            ops.push(FlashOp::Program { block, offset: end - spp, slots: spp, source: Source::Gc, mode });
+            ops.push(FlashOp::Program { block, offset: end - spp, slots: spp, source, mode });
             end += spp;
         }
         self.close_if_full(block);

@@ -42,6 +42,11 @@ pub(super) struct SlcCache {
 }
 
 impl SlcCache {
+    /// Folds move SLC data by on-chip copy (`fold_on_chip`).
+    pub(super) fn folds_on_chip(&self) -> bool {
+        self.cfg.fold_on_chip
+    }
+
     pub(super) fn new(cfg: &SlcCacheConfig, geo: &Geometry, user_lpns: u32) -> Self {
         let slots_per_lpn = 4096 / geo.slot_bytes;
         let user_slots = u64::from(user_lpns) * u64::from(slots_per_lpn);

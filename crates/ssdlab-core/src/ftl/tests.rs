@@ -100,6 +100,7 @@ fn small_ftl(spec: Small) -> Ftl {
             fold_above_fill: spec.fold_fills.0,
             fold_whole_blocks_above_fill: spec.fold_fills.1,
             idle_fold: true,
+            fold_on_chip: false,
         },
     };
     let mut ftl = Ftl::new(&cfg, geo, 1);
