@@ -77,18 +77,19 @@ def filled(name: str) -> Filled:
     assert n["cell"] == "tlc" and n["one_shot_program"] and len(n["tPROG_us"]) == 1
     dies = n["channels"] * n["dies_per_channel"]
     unit = dies * n["planes_per_die"] * n["page_size_kib"] * 1024  # bytes per SLC program on every die
+    # a one-shot TLC program loads one page a plane during the last program (the cache latches), the other
+    # two after it: that data-in (us, at bus_mts bytes per us) adds to each program's time; a fold on chip
+    # has none
+    data_in_us = 2 * (unit / dies) / n["bus_mts"]
+    fold_data_in_us = 0 if cfg["ftl"]["slc_cache"]["fold_on_chip"] else data_in_us
     return Filled(
         drive.capacity_bytes,
         cfg,
         run_fill(drive),
         unit / n["slc_tPROG_us"],
-        # a one-shot TLC program loads one page a plane during the last program (the cache latches), the
-        # other two after it: that data-in (us, at bus_mts bytes per us) adds to each program's time
-        3 * unit / (n["tPROG_us"][0] + 2 * (unit / dies) / n["bus_mts"]),
+        3 * unit / (n["tPROG_us"][0] + data_in_us),
         dies,
-        3 * unit / n["tPROG_us"][0]
-        if cfg["ftl"]["slc_cache"]["fold_on_chip"]
-        else 3 * unit / (n["tPROG_us"][0] + 2 * (unit / dies) / n["bus_mts"]),
+        3 * unit / (n["tPROG_us"][0] + fold_data_in_us),
     )
 
 

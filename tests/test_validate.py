@@ -260,7 +260,7 @@ def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
     # nothing measured: the summary under the table counts no figure
     assert (
         "0 of 0 measured figures within 10% (or their check passing): in-sample 0 of 0, hold-out 0 of 0"
-        in (out)
+        in out
     )
 
 
@@ -269,7 +269,7 @@ def test_cli_table_ends_with_the_in_sample_and_hold_out_counts(capsys: pytest.Ca
     out = capsys.readouterr().out
     assert (
         "1 of 1 measured figures within 10% (or their check passing): in-sample 1 of 1, hold-out 0 of 0"
-        in (out)
+        in out
     )
 
 
