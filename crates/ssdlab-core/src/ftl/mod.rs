@@ -59,7 +59,7 @@ pub(crate) enum FlashOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Source {
     Host,
-    /// GC or folding.
+    /// GC, or folding through the controller (read out, decoded, sent back in).
     Gc,
     /// Folding by on-chip copy: the data is already in the die's latches (no data-in).
     OnChip,
