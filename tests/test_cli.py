@@ -29,6 +29,15 @@ def test_presets_lists_the_builtins() -> None:
         assert name in out.stdout
 
 
+def test_help_prints_bracketed_text_as_written() -> None:
+    """Square brackets in help are text (a TOML table, a default), not markup that vanishes."""
+    out = ssdlab_cli("calibrate", "--help")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "([calibration] in its TOML)" in text
+    assert "[default: 120]" in text and "[default: 2]" in text
+
+
 def test_show_round_trips_through_drive(tmp_path: Path) -> None:
     shown = ssdlab_cli("show", "bg4-1tb", "--set", "nand.tR_us=61.5", *SMALL)
     assert shown.returncode == 0, shown.stderr

@@ -68,6 +68,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is plain text: "[default: 2]" or "[calibration]" must print as written, not as rich markup.
+    rich_markup_mode=None,
 )
 
 PresetOpt = Annotated[
