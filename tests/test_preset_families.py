@@ -70,8 +70,8 @@ def differing(a: str, b: str) -> set[str]:
                 | {"nand.tR_us", "nand.tPROG_us", "nand.slc_tPROG_us", "nand.bus_mts"}
                 # the decoder scaled to the slower BiCS3 channel
                 | {"controller.data_path.ldpc_mbps"}
-                # the BG4's interleaved-folding policy (families/bg4.toml) is not the BG3 firmware's
-                | {"ftl.slc_cache.fold_above_fill"},
+                # the BG4's interleaved-folding policy and plane reads (families/bg4.toml) are not the BG3's
+                | {"ftl.slc_cache.fold_above_fill", "nand.independent_plane_read"},
             )
             for bg3 in ("bg3-128gb", "bg3-256gb", "bg3-512gb")
         ],
