@@ -193,13 +193,8 @@ def test_a_value_said_to_be_the_bg_familys_is_the_bg_familys(name: str) -> None:
     stale, seen = [], set()
     # the preset's own file and the family files it inherits, as validate reads them for `fitted`
     for _, text in validate._chain(name):
-        table = ""
-        for line in text.splitlines():
-            if t := validate._TABLE.match(line):
-                table = t.group(1)
-            elif (m := validate._KEY.match(line)) and any(p in m.group(3) for p in COPIED_FROM_BG):
-                path = f"{table}.{m.group(1)}" if table else m.group(1)
-                if path not in seen and ours[path] != bg[path]:
-                    stale.append((path, ours[path], bg[path]))
+        for path, comment in validate.commented_values(text):
+            if any(p in comment for p in COPIED_FROM_BG) and path not in seen and ours[path] != bg[path]:
+                stale.append((path, ours[path], bg[path]))
         seen |= validate._paths(text)  # a value a child file sets again is the child's
     assert stale == []

@@ -323,6 +323,36 @@ def _chain(preset: str) -> list[tuple[str, str]]:
             out.append((f"{base}.toml", preset_path(base).read_text(encoding="utf-8")))
 
 
+def commented_values(text: str) -> list[tuple[str, str]]:
+    """``(TOML path, comment)`` of each value of a TOML text that has a comment beside it; a comment goes on
+    over the indented comment-only lines that follow.
+
+    Examples
+    --------
+    >>> commented_values('[ftl]\\nx = 1   # a first cut\\n        # of two lines\\ny = 2\\n')
+    [('ftl.x', 'a first cut of two lines')]
+    """
+    lines = text.splitlines()
+    out = []
+    table = ""
+    for i, line in enumerate(lines):
+        t = _TABLE.match(line)
+        if t and "=" not in line.split("]")[0]:
+            table = t.group(1)
+            continue
+        m = _KEY.match(line)
+        if not m:
+            continue
+        comment = m.group(3)
+        for nxt in lines[i + 1 :]:
+            if nxt.startswith((" ", "\t")) and nxt.strip().startswith("#"):
+                comment += " " + nxt.strip().lstrip("#").strip()
+            else:
+                break
+        out.append((f"{table}.{m.group(1)}" if table else m.group(1), comment))
+    return out
+
+
 def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
     """The ``fitted`` values of one TOML text (``owner``: the drive a bare "published fill_curve" means).
 
@@ -334,25 +364,9 @@ def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
     >>> parse_fitted('y = 2  # not fitted: a datasheet value\\n', "a.toml", "a")
     []
     """
-    lines = text.splitlines()
     out = []
-    table = ""
-    for i, line in enumerate(lines):
-        t = _TABLE.match(line)
-        if t and "=" not in line.split("]")[0]:
-            table = t.group(1)
-            continue
-        m = _KEY.match(line)
-        if not m or m.group(1) in ("base", "description"):
-            continue
-        comment = m.group(3)
-        # A comment continued on the following comment-only, indented lines.
-        for nxt in lines[i + 1 :]:
-            if nxt.startswith((" ", "\t")) and nxt.strip().startswith("#"):
-                comment += " " + nxt.strip().lstrip("#").strip()
-            else:
-                break
-        if not _FITTED.search(comment):
+    for path, comment in commented_values(text):
+        if path in ("base", "description") or not _FITTED.search(comment):
             continue
         figs: list[tuple[str, str, str]] = []
         for ref, tab, keys in _REF.findall(comment):
@@ -362,7 +376,6 @@ def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
         expanded = list(figs)
         for ref, tab, key in figs:
             expanded += [(ref, tab, k) for k in DERIVED.get((tab, key), ())]
-        path = f"{table}.{m.group(1)}" if table else m.group(1)
         out.append(Fitted(file, path, tuple(dict.fromkeys(expanded)), comment.strip()))
     return out
 
