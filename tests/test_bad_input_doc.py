@@ -18,7 +18,8 @@ SSDLAB = Path(sys.executable).parent / "ssdlab"
 #: The files the doc's examples use, as it describes them.
 FIXTURES = {
     "bad-syntax.toml": 'base = "bg4-1tb"\n[nand\n',
-    "bad-type.toml": 'base = "bg4-1tb"\n[nand]\ntR_us = -5\n',
+    "bad-type.toml": 'base = "bg4-1tb"\n[nand]\nchannels = "4"\n',
+    "not-utf8.toml": b"\xff\xfe",
     "bad-op.csv": "time_us,op,offset,length\n0,write,0,4096\n5,fly,0,4096\n",
     "bad-bs.fio": "[j]\nrw=randread\nbs=4q\n",
     "bad-opt.fio": "[j]\nrw=randread\nfrobnicate=1\n",
@@ -72,7 +73,10 @@ def test_the_doc_has_its_examples() -> None:
 @pytest.mark.parametrize(("command", "message"), rows())
 def test_each_example_prints_its_message_and_exits_2(command: str, message: str, tmp_path: Path) -> None:
     for name, text in FIXTURES.items():
-        (tmp_path / name).write_text(text)
+        if isinstance(text, bytes):
+            (tmp_path / name).write_bytes(text)
+        else:
+            (tmp_path / name).write_text(text)
     args = shlex.split(command)[1:]
     out = subprocess.run(
         [str(SSDLAB), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False

@@ -62,7 +62,7 @@ from typing import Any
 from ssdlab import reference
 from ssdlab._dask import client as dask_client
 from ssdlab.drive import Drive
-from ssdlab.errors import SimulationError, config_error
+from ssdlab.errors import SimulationError, config_error, read_text_file
 from ssdlab.presets import _folder as presets_folder
 from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
 from ssdlab.suites.fill import FillResult, run_fill
@@ -209,7 +209,7 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         path = Path(preset)
         if path.suffix != ".toml" or not path.is_file():
             preset_path(preset)  # raises: unknown preset, naming the available ones
-        text = resolve_base(path.read_text(encoding="utf-8"), str(path))
+        text = resolve_base(read_text_file(path, "drive file"), str(path))
         files = [path]
     toml = Drive.from_toml_str(text).config_toml()  # the native validation of [calibration] too
     cfg = tomllib.loads(toml)

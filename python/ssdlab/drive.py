@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ssdlab._core import NativeDrive
 from ssdlab.counters import Counters
-from ssdlab.errors import ConfigError, config_error, workload_error
+from ssdlab.errors import ConfigError, config_error, read_text_file, workload_error
 from ssdlab.presets import read_preset, resolve_base
 from ssdlab.result import Result
 from ssdlab.units import MAX_U64, parse_size, parse_time_ns
@@ -265,11 +265,7 @@ class Drive:
         ...     print(e.errors()[0].path.endswith("my.toml, line 3"))
         True
         """
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise config_error(str(path), f"cannot read the drive file: {e.strerror or e}", "") from None
-        text = resolve_base(text, str(path))
+        text = resolve_base(read_text_file(Path(path), "drive file"), str(path))
         return cls(_native(text, _scaled(text, capacity_gb, set), str(path)))
 
     @classmethod

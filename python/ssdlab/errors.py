@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
     "ConfigError",
@@ -135,3 +136,24 @@ def config_error(path: str, message: str, value: object) -> ConfigError:
     'preset'
     """
     return ConfigError([Problem(path, str(value), message)])
+
+
+def read_text_file(path: Path, what: str, error: type[InputError] = ConfigError) -> str:
+    """The text of the UTF-8 file ``path`` (a ``what``: "drive file", "spec"), or an ``error`` naming the file
+    and why it cannot be read.
+
+    Examples
+    --------
+    >>> try:
+    ...     read_text_file(Path("no-such.toml"), "drive file")
+    ... except ConfigError as e:
+    ...     print(e)
+    no-such.toml: cannot read the drive file: No such file or directory
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        reason = e.strerror or str(e)
+    except UnicodeDecodeError:
+        reason = "not a UTF-8 text file"
+    raise error([Problem(str(path), "", f"cannot read the {what}: {reason}")]) from None

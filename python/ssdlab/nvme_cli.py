@@ -43,6 +43,9 @@ from ssdlab.presets import DEFAULT_PRESET
 
 __all__ = ["load_state", "nvme_app"]
 
+#: The longest ``idle`` (about 31 years): simulated time is integer nanoseconds in 64 bits.
+MAX_IDLE_S = 1e9
+
 nvme_app = typer.Typer(
     name="nvme",
     help="NVMe admin and IO commands against a twin (nvme-cli's names); --state keeps a drive between them.",
@@ -107,7 +110,14 @@ class _Session:
     def record(self, command: str, args: dict[str, Any]) -> None:
         if self.path is not None:
             self.recipe["commands"].append([command, args])
-            self.path.write_text(json.dumps(self.recipe, indent=1) + "\n", encoding="utf-8")
+            _save(self.path, self.recipe)
+
+
+def _save(state: Path, recipe: dict[str, Any]) -> None:
+    try:
+        state.write_text(json.dumps(recipe, indent=1) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise config_error("--state", f"cannot write the state file: {e.strerror}", state) from None
 
 
 def _build(recipe: dict[str, Any]) -> Controller:
@@ -179,7 +189,7 @@ def _session(
     }
     session = _Session(_build(recipe), recipe, state)
     if state is not None:  # the drive exists from now on, whatever the command does
-        state.write_text(json.dumps(recipe, indent=1) + "\n", encoding="utf-8")
+        _save(state, recipe)
     return session
 
 
@@ -586,8 +596,11 @@ def idle(
     as_json: JsonOpt = False,
 ) -> None:
     """Let simulated time pass (a sanitize started with --no-wait goes on)."""
-    if not seconds >= 0:
+    if not 0 <= seconds <= MAX_IDLE_S:
         raise CommandError(
-            "Invalid Field in Command", "--seconds", "must be a number of seconds >= 0", seconds
+            "Invalid Field in Command",
+            "--seconds",
+            f"must be a number of seconds from 0 to {MAX_IDLE_S:g}",
+            seconds,
         )
     _run("idle", {"ns": int(seconds * 1e9)}, state, (None, None, None, None), as_json)

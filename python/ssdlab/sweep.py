@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from ssdlab._dask import client as dask_client
-from ssdlab.errors import WorkloadError, workload_error
+from ssdlab.errors import WorkloadError, read_text_file, workload_error
 from ssdlab.presets import list_presets, resolve_base
 from ssdlab.workload import Workload
 
@@ -302,7 +302,7 @@ def _drive_text(drive: str, base: Path) -> str:
     path = (base / drive) if not Path(drive).is_absolute() else Path(drive)
     if path.suffix != ".toml" or not path.is_file():
         raise _bad("sweep.drive", "not a preset name nor a drive TOML file (relative to the spec)", drive)
-    return resolve_base(path.read_text(encoding="utf-8"), str(path))
+    return resolve_base(read_text_file(path, "drive file", WorkloadError), str(path))
 
 
 def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> Spec:
@@ -406,10 +406,7 @@ def _check_first_point(spec: Spec) -> None:
 
 def load_spec(path: Path) -> Spec:
     """:func:`parse_spec` of a file (drive TOMLs relative to it)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise _bad(str(path), f"cannot read the spec: {e.strerror or e}", "") from None
+    text = read_text_file(path, "spec", WorkloadError)
     return parse_spec(text, path.parent, str(path))
 
 

@@ -51,7 +51,7 @@ from typing import Any
 
 from ssdlab import reference
 from ssdlab.drive import Drive, Overrides, parse_overrides
-from ssdlab.errors import config_error
+from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
@@ -812,12 +812,21 @@ def rows(
         if p not in known:
             raise config_error("preset", f"unknown preset {p!r}; available: {', '.join(sorted(known))}", p)
     wanted_presets = {*presets} if presets else None
-    figs = [
+    theirs = [
         f
         for f in _all_figures()
-        if (wanted_presets is None or f.drive in wanted_presets or {*f.with_presets} & wanted_presets)
-        and _select(f, figures)
+        if wanted_presets is None or f.drive in wanted_presets or {*f.with_presets} & wanted_presets
     ]
+    for w in figures or ():
+        if not any(_select(f, [w]) for f in theirs):
+            tables = sorted({f.table for f in theirs})
+            raise workload_error(
+                "figures",
+                f"no published figure or table {w!r} for {', '.join(presets or ['any drive'])}; "
+                f"tables: {', '.join(tables)} (a figure is TABLE.KEY, as validate prints it)",
+                w,
+            )
+    figs = [f for f in theirs if _select(f, figures)]
     out: list[Row] = []
     contexts: dict[str, Context] = {}
     fitted: dict[str, list[Fitted]] = {}

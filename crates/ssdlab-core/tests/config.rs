@@ -45,6 +45,23 @@ fn a_list_parameter_takes_one_value_or_a_list() {
     let e = DriveConfig::from_toml_str(&text, &o("[40, 50]")).unwrap_err();
     assert_eq!(e.problems[0].path, "nand.tR_us", "TLC needs one value or three: {e}");
     assert!(DriveConfig::from_toml_str(&text, &o("fast")).is_err());
+    // a drive file takes the same two spellings
+    let file =
+        |v: &str| DriveConfig::from_toml_str(&text.replace("tR_us = [50.0]", &format!("tR_us = {v}")), &[]);
+    assert_eq!(file("60").unwrap().nand.tR_us, vec![60.0]);
+    assert_eq!(file("[60, 65, 70]").unwrap().nand.tR_us, vec![60.0, 65.0, 70.0]);
+    let e = file("\"fast\"").unwrap_err();
+    assert!(e.to_string().contains("a number or a list of numbers"), "{e}");
+}
+
+#[test]
+fn a_drive_file_value_of_the_wrong_type_is_named_in_the_files_terms() {
+    let text = preset_text("bg4-1tb");
+    let e = DriveConfig::from_toml_str(&text.replace("channels = 4", "channels = -1"), &[]).unwrap_err();
+    assert_eq!(e.problems[0].path, "nand.channels");
+    assert!(e.to_string().contains("expected a whole number >= 0"), "not Rust's u32: {e}");
+    let e = DriveConfig::from_toml_str(&text.replace("gen = 3", "gen = \"3\""), &[]).unwrap_err();
+    assert!(!e.to_string().contains("u8") && !e.to_string().contains("u32"), "{e}");
 }
 
 #[test]

@@ -873,7 +873,11 @@ def _unit(tracking: str) -> str:
 
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> PtsResult:
     return run_pts(
-        drive, round_time=o.duration or "60s", max_rounds=o.runs or 25, seed=o.seed, progress=progress
+        drive,
+        round_time=o.duration or "60s",
+        max_rounds=25 if o.runs is None else o.runs,
+        seed=o.seed,
+        progress=progress,
     )
 
 

@@ -462,8 +462,10 @@ pub struct NandConfig {
     pub one_shot_program: bool,
     /// Page read (array to page register) per page type, LSB first: one value for all page types, or
     /// bits_per_cell values (TLC: LSB, CSB, MSB). Page `p` of a block is of type `p % bits_per_cell`.
+    #[serde(deserialize_with = "number_or_list")]
     pub tR_us: Vec<f64>,
     /// Program time: one-shot program of a whole program unit (one value), or per page type like `tR_us`.
+    #[serde(deserialize_with = "number_or_list")]
     pub tPROG_us: Vec<f64>,
     /// Page read of a block run in SLC mode (one bit per cell).
     pub slc_tR_us: f64,
@@ -473,8 +475,10 @@ pub struct NandConfig {
     pub tBERS_ms: f64,
     /// Maximum page read per page type, like `tR_us`: each native-mode read takes a time drawn between
     /// `tR_us` and this (`[]`: no spread, every read takes `tR_us`).
+    #[serde(deserialize_with = "number_or_list")]
     pub tR_max_us: Vec<f64>,
     /// Maximum program time, like `tPROG_us` (`[]`: no spread).
+    #[serde(deserialize_with = "number_or_list")]
     pub tPROG_max_us: Vec<f64>,
     /// Maximum block erase (0: no spread).
     pub tBERS_max_ms: f64,
@@ -681,7 +685,7 @@ impl DriveConfig {
         let cfg: DriveConfig = serde_path_to_error::deserialize(doc).map_err(|e| {
             // serde's message says what is wrong ("unknown field `x`, expected one of ..."); the path says where.
             let path = e.path().to_string();
-            ConfigError::single(if path == "." { "" } else { &path }, e.inner().message(), "")
+            ConfigError::single(if path == "." { "" } else { &path }, &plain(e.inner().message()), "")
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -691,6 +695,34 @@ impl DriveConfig {
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).expect("a DriveConfig always serialises")
     }
+}
+
+/// A per-page-type list from a drive file: `tR_us = 50` (one value for every page type) or a list.
+fn number_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged, expecting = "a number or a list of numbers like [45, 55, 65]")]
+    enum OneOrMany {
+        One(f64),
+        Many(Vec<f64>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(x) => vec![x],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+/// serde's message in the field's terms: what a drive file's value must be, not the Rust type that holds it.
+fn plain(message: &str) -> String {
+    [
+        ("expected u8", "expected a whole number >= 0"),
+        ("expected u16", "expected a whole number >= 0"),
+        ("expected u32", "expected a whole number >= 0"),
+        ("expected u64", "expected a whole number >= 0"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ]
+    .into_iter()
+    .fold(message.to_string(), |m, (rust, ours)| m.replace(rust, ours))
 }
 
 fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {

@@ -444,9 +444,29 @@ impl Workload {
     /// w.set("iodepth", FieldValue::Int(32)).unwrap();
     /// assert_eq!((w.rw, w.iodepth), (Rw::RandWrite, 32));
     /// assert_eq!(w.set("iodepht", FieldValue::Int(1)).unwrap_err().field, "iodepht");
-    /// assert_eq!(w.set("iodepth", FieldValue::Int(-1)).unwrap_err().field, "iodepth");
+    /// let err = w.set("iodepth", FieldValue::Int(-1)).unwrap_err();
+    /// assert_eq!((err.field.as_str(), err.message.as_str()), ("iodepth", "must be from 1 to 65536"));
+    /// assert_eq!(w.set("rwmixread", FieldValue::Int(-1)).unwrap_err().message, "must be from 0 to 100");
     /// ```
     pub fn set(&mut self, key: &str, value: FieldValue) -> Result<(), WorkloadError> {
+        let FieldValue::Int(n) = value else { return self.set_field(key, value) };
+        // A whole number that does not fit the field's type: say the range the field allows, not the type's.
+        self.set_field(key, FieldValue::Int(n))
+            .map_err(|e| Self::allowed_range(key).map_or(e, |m| WorkloadError::new(key, &m, n)))
+    }
+
+    /// What [`Workload::problems`] says of `key` at the ends of the integer types, i.e. the range it allows
+    /// (None where every value of its type is allowed).
+    fn allowed_range(key: &str) -> Option<String> {
+        let ends = [0, u8::MAX.into(), u16::MAX.into(), u32::MAX.into(), u64::MAX.into()];
+        ends.into_iter().find_map(|end: i128| {
+            let mut w = Workload::default();
+            w.set_field(key, FieldValue::Int(end)).ok()?;
+            w.problems(None).into_iter().find(|p| p.field == key).map(|p| p.message)
+        })
+    }
+
+    fn set_field(&mut self, key: &str, value: FieldValue) -> Result<(), WorkloadError> {
         fn int<T: TryFrom<i128>>(key: &str, v: &FieldValue) -> Result<T, WorkloadError> {
             let bits = std::mem::size_of::<T>() * 8;
             match v {
