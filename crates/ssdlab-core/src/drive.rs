@@ -929,8 +929,16 @@ impl Drive {
         if cmd.len == 0 || !cmd.len.is_multiple_of(SLOT_BYTES) {
             return err("length", "must be a positive multiple of 4 KiB", cmd.len);
         }
+        if cmd.offset >= cap {
+            return err("offset", &format!("must be below the drive's {cap} bytes"), cmd.offset);
+        }
         if cmd.offset.checked_add(cmd.len).is_none_or(|end| end > cap) {
-            return err("length", &format!("offset + length must fit the drive ({cap} bytes)"), cmd.len);
+            let room = cap - cmd.offset;
+            return err(
+                "length",
+                &format!("must fit the drive: at most {room} bytes from offset {}", cmd.offset),
+                cmd.len,
+            );
         }
         if cmd.op != Op::Trim && cmd.len > MAX_TRANSFER {
             return err(

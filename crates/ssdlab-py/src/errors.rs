@@ -54,7 +54,7 @@ pub fn to_py(py: Python<'_>, err: SimError) -> PyErr {
         SimError::Workload(e) => workload_error(py, &e.message, &e.field, &e.value),
         SimError::InvalidWorkload(v) => workload_errors(py, &v),
         SimError::Ftl(e) => SimulationError::new_err(e.to_string()),
-        SimError::Trace(e) => workload_error(py, &format!("trace: {e}"), "trace", &e.line.to_string()),
+        SimError::Trace(e) => workload_error(py, &format!("trace: {e}"), "trace", ""), // the message says the line
         SimError::Cancelled => SimulationError::new_err("the run was cancelled"),
     }
 }
