@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+from rich.console import Console
 
 import ssdlab
 from ssdlab import Drive, WorkloadError
@@ -158,3 +160,13 @@ def test_defaults_on_the_full_bg4() -> None:
     # 1 test file + 8 tests x (warm-up 5 s + 5 x 5 s) + 7 intervals of 5 s, all simulated
     assert drive.now_s > 8 * 30 + 7 * 5
     assert res.row("SEQ1M Q8T1", "read").mbps > res.row("SEQ1M Q1T1", "read").mbps
+
+
+def test_counters_a_real_target_cannot_observe_print_as_dashes(cdm8: ssdlab.suites.CdmResult) -> None:
+    blind = dataclasses.replace(
+        cdm8, rows=[dataclasses.replace(r, counters={k: float("nan") for k in r.counters}) for r in cdm8.rows]
+    )
+    console = Console(width=200, record=True)
+    console.print(blind.counters_table())
+    text = console.export_text()
+    assert "nan" not in text and " - " in text

@@ -113,7 +113,7 @@ def test_the_cli_refuses_an_option_of_another_suite(echo: Suite, capsys: pytest.
         main(["run", "--suite", "echo", "--runs", "3", "--preset", "generic-tlc-dram"])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: runs: suite echo does not take this option (its options: --duration)")
+    assert err.startswith("error: --runs: suite echo does not take this option (its options: --duration)")
 
 
 def test_plot_for_a_suite_without_one_is_refused(echo: Suite, capsys: pytest.CaptureFixture[str]) -> None:

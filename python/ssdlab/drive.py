@@ -108,7 +108,8 @@ def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
     [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '233'), ('ftl.slc_cache.static_gb', '0.125')]
     """
     if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, (int, float)) or not capacity_gb > 0:
-        raise config_error("capacity_gb", "must be a number of GB above 0", capacity_gb)
+        shown = repr(capacity_gb) if isinstance(capacity_gb, str) else capacity_gb  # '16' is text, not 16
+        raise config_error("capacity_gb", "must be a number of GB above 0", shown)
     cfg = tomllib.loads(toml_text)
     if "ftl" not in cfg or "nand" not in cfg:  # e.g. a file that inherits from a base: resolve it first
         cfg = tomllib.loads(NativeDrive(toml_text).config_toml())
@@ -426,6 +427,8 @@ class Drive:
     def advance(self, until_ns: int | None = None) -> int:
         """Move the clock to ``until_ns`` (never back), or to the next completion when None; returns
         the new time. Background work (GC, folding) runs in idle time as it would inside :meth:`run`."""
+        if until_ns is not None and (isinstance(until_ns, bool) or not 0 <= until_ns < 2**64):
+            raise workload_error("until_ns", "must be a whole number of ns from 0 to 2**64 - 1", until_ns)
         return self._drive.advance(until_ns)
 
     def poll(self) -> list[Completion]:

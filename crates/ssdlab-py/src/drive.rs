@@ -256,7 +256,8 @@ impl NativeDrive {
                     )
                 })?
             }
-            f => TraceFormat::from_str(f).map_err(|e| bad("format", format!("format: {}", e.message), f))?,
+            f => TraceFormat::from_str(f)
+                .map_err(|_| bad("format", format!("format: must be one of {}", TraceFormat::NAMES), f))?,
         };
         let read = Arc::new(AtomicU64::new(0));
         let input = BufReader::with_capacity(1 << 20, Counting { inner: open()?, read: read.clone() });

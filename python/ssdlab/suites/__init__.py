@@ -151,7 +151,9 @@ class Suite:
         if extra:
             takes = ", ".join(f"--{o.replace('_', '-')}" for o in sorted(self.options)) or "none"
             raise workload_error(
-                extra[0], f"suite {self.name} does not take this option (its options: {takes})", extra[0]
+                f"--{extra[0].replace('_', '-')}",
+                f"suite {self.name} does not take this option (its options: {takes})",
+                getattr(options, extra[0]),
             )
 
 

@@ -249,7 +249,10 @@ class CdmResult:
         for name, _, _ in cols:
             t.add_column(name, justify="right")
         for r in [_prepare_row(self.prepare_counters), *self.rows]:
-            t.add_row(r.label, *(fmt(r.counters[key]) for _, key, fmt in cols))
+            # "-" for what a real target cannot observe (NaN)
+            t.add_row(
+                r.label, *("-" if number(v := r.counters[key]) is None else fmt(v) for _, key, fmt in cols)
+            )
         return t
 
     def published(self) -> list[Beside]:

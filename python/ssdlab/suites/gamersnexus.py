@@ -291,7 +291,7 @@ def run_gamersnexus(
     if 2 * copy_n > cap or arch_n + extracted + PAGE > cap:
         raise workload_error(
             "drive",
-            f"{format_size(cap)} is too small for a {copy_n / GB:.1f} GB copy (twice that) and the archive",
+            f"{cap / GB:.1f} GB is too small for a {copy_n / GB:.1f} GB copy (twice that) and the archive",
             cap,
         )
     for name, v in (("test_s", test_s), ("anvil_s", anvil_s)):

@@ -89,10 +89,13 @@ fn resolve_table(
     };
     let tried = [dir.join(FAMILIES).join(format!("{base_name}.toml")), dir.join(format!("{base_name}.toml"))];
     let Some(path) = tried.iter().find(|p| p.is_file()) else {
-        let places: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
         return Err(ConfigError::single(
             "base",
-            &format!("{origin}: unknown base {base_name:?} (no {})", places.join(" or ")),
+            &format!(
+                "{origin}: unknown base {base_name:?}; families: {}; presets: {}",
+                toml_names(&dir.join(FAMILIES)),
+                toml_names(dir)
+            ),
             &base_name,
         ));
     };
@@ -109,6 +112,18 @@ fn resolve_table(
     let mut merged = resolve_table(&base_text, &display(path), dir, chain)?;
     merge(&mut merged, doc);
     Ok(merged)
+}
+
+/// The names of the `.toml` files in `dir`, sorted and comma-separated.
+fn toml_names(dir: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
+        .collect();
+    names.sort();
+    names.join(", ")
 }
 
 /// Merge `child` into `base`: tables key by key (recursively), anything else replaced.

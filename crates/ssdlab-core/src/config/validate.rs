@@ -336,8 +336,9 @@ impl DriveConfig {
             * u64::from(n.planes_per_die * n.pages_per_block * (n.page_size_kib / 4));
         let good_slots = (phys_slots as f64 * (1.0 - f.factory_bad_block_pct / 100.0)) as u64;
         let max_gb = good_slots.saturating_sub(reserve) as f64 * 4096.0 / 1e9;
+        let capacity_ok = f.user_capacity_gb > 0.0 && f.user_capacity_gb <= max_gb;
         c.check(
-            f.user_capacity_gb > 0.0 && f.user_capacity_gb <= max_gb,
+            capacity_ok,
             "ftl.user_capacity_gb",
             &format!(
                 "must be above 0 and at most {max_gb:.3} GB (the NAND less factory bad blocks and {} GC-reserve blocks per die)",
@@ -347,8 +348,9 @@ impl DriveConfig {
         );
         let spare_gb = max_gb - f.user_capacity_gb;
         let extra = f64::from(n.cell.bits_per_cell().saturating_sub(1).max(1));
+        // (no spare area to speak of while the capacity itself is wrong: that one line says it)
         c.check(
-            !f.slc_cache.enabled || f.slc_cache.static_gb * extra <= spare_gb,
+            !capacity_ok || !f.slc_cache.enabled || f.slc_cache.static_gb * extra <= spare_gb,
             "ftl.slc_cache.static_gb",
             &format!(
                 "the static SLC cache must fit the spare area of a full drive: at most {:.3} GB",
