@@ -268,7 +268,7 @@ def run(
     finally:
         if isinstance(drive, Target):
             drive.close()
-    from ssdlab.report import saved_tables, write_report  # here, not at the top: see the note there
+    from ssdlab.report import overrides, saved_tables, scaled_note, write_report  # here: see the note there
 
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
@@ -289,6 +289,9 @@ def run(
         stderr.print(f"wrote {path}")
         stderr.print(f"wrote {html}", markup=False, soft_wrap=True)
         return
+    # A scaled-down drive's tables sit beside the full preset's published figures: say so before them.
+    if note := scaled_note(overrides(doc)):
+        stdout.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
     for table in res.tables():
         stdout.print(table)
     stdout.print(f"wrote {path}")

@@ -449,7 +449,7 @@ def render_entries(
                 "created": str(doc.get("created_utc", "")),
                 "source": e.source,
                 "overrides": ov,
-                "scaled": _scaled_note(ov),
+                "scaled": scaled_note(ov),
                 "figures": pictures,
                 "tables": [*e.tables, *heads],
                 "counters": (
@@ -484,7 +484,7 @@ def _known(counters: Mapping[str, Any]) -> bool:
     return all(name in REGISTRY for name in counters)
 
 
-def _scaled_note(ov: list[Override] | None) -> str:
+def scaled_note(ov: list[Override] | None) -> str:
     """A warning when the drive is not the preset as shipped (most of all a scaled-down capacity)."""
     if ov is None:
         return ""

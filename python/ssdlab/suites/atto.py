@@ -199,7 +199,7 @@ def headline(doc: Mapping[str, Any]) -> list[Headline]:
     --------
     >>> pts = [{"bs": 4096, "read_mbps": 100.0, "write_mbps": 90.0}]
     >>> [(h.name, h.value) for h in headline({"points": pts})][:3]
-    [('read top', 100.0), ('write top', 90.0), ('read 4 KiB', 100.0)]
+    [('read top', 100.0), ('write top', 90.0), ('read 4k', 100.0)]
     """
     pts = doc["points"]
     out = [

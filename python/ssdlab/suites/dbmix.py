@@ -137,7 +137,8 @@ class DbmixResult:
         published figures (avg and max without, max with)."""
         t = Table(
             title=f"Database mix (Starblaze FMS 2017) - {self.preset} - {self.runtime_s:g} s per case - "
-            f"seed {self.seed} - ssdlab {ssdlab_version()}"
+            f"seed {self.seed} - ssdlab {ssdlab_version()}",
+            caption="pub = the Starblaze study's own drive (preset enterprise-tlc), whatever drive ran here",
         )
         cols = ["case", "", "IOPS", "avg us off", "max us off", "avg us on", "max us on"]
         cols += ["pub IOPS", "pub avg off", "pub max off", "pub max on"]

@@ -52,6 +52,15 @@ __all__ = ["SniaIopsResult", "SniaRound", "needs_gc", "rounds_until_steady", "ru
 R = TypeVar("R")
 
 
+def _limit(value: float, limit: float) -> str:
+    """A measure against its limit, with the comparison that holds.
+
+    >>> _limit(0.12, 0.2), _limit(1.121, 0.2)
+    ('12.0% <= 20%', '112.1% > 20%')
+    """
+    return f"{value:.1%} {'<=' if value <= limit else '>'} {limit:.0%}"
+
+
 @dataclass(frozen=True)
 class SniaRound:
     """One round of the tracking variable."""
@@ -158,8 +167,9 @@ class SniaIopsResult:
         title = (
             f"SNIA PTS IOPS tracking variable (4 KiB random write, T{self.numjobs} Q{self.iodepth})"
             f" - {self.preset} - {self.round_time_s:g} s rounds - {state}"
-            f" - window average {v.average:,.0f} IOPS (data excursion {v.data_excursion_fraction:.1%} <= 20%,"
-            f" slope excursion {v.slope_excursion_fraction:.1%} <= 10%) - WAF {self.waf:.2f}"
+            f" - window average {v.average:,.0f} IOPS"
+            f" (data excursion {_limit(v.data_excursion_fraction, 0.2)},"
+            f" slope excursion {_limit(v.slope_excursion_fraction, 0.1)}) - WAF {self.waf:.2f}"
             f" - seed {self.seed} - ssdlab {ssdlab_version()}"
         )
         t = Table(title=title)
