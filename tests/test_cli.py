@@ -91,7 +91,8 @@ def test_run_cdm_writes_results_json(tmp_path: Path) -> None:
     for word in ("SEQ1M Q8T1", "RND4K Q1T1", "Read MB/s", "Write MB/s", "WAF", "GC moves", "die util"):
         assert word in out.stdout
     # a 16 GB bg4-1tb is not the drive whose published figures its tables carry, and it says so first
-    assert out.stdout.startswith("note: Scaled-down drive: 16 GB user capacity instead of the preset's 1024 GB")
+    note = "note: Scaled-down drive: 16 GB user capacity instead of the preset's 1024 GB"
+    assert out.stdout.startswith(note)
     files = list((tmp_path / "res").glob("bg4-1tb-cdm-*.json"))
     assert len(files) == 1
     d = json.loads(files[0].read_text())

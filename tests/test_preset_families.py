@@ -8,6 +8,7 @@ only its own keys; the chain resolves (tables merged key by key, the child winni
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -198,3 +199,9 @@ def test_a_value_said_to_be_the_bg_familys_is_the_bg_familys(name: str) -> None:
                 stale.append((path, ours[path], bg[path]))
         seen |= validate._paths(text)  # a value a child file sets again is the child's
     assert stale == []
+
+
+def test_the_readme_lists_every_preset() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([\w.-]+)` \|", readme, re.MULTILINE))
+    assert set(list_presets()) <= listed, sorted(set(list_presets()) - listed)

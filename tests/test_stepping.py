@@ -80,7 +80,9 @@ def test_a_fua_write_takes_a_program_and_a_plain_one_does_not() -> None:
         ("write", "100g", 4096, "offset"),  # on a 16 GB drive: the offset is past the end, not the length
     ],
 )
-def test_bad_commands_name_the_field(filled: Drive, op: str, offset: int | str, length: int, field: str) -> None:
+def test_bad_commands_name_the_field(
+    filled: Drive, op: str, offset: int | str, length: int, field: str
+) -> None:
     with pytest.raises(WorkloadError) as info:
         filled.submit(op, offset, length)
     assert info.value.field == field
