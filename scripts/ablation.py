@@ -99,7 +99,10 @@ def configurations() -> tuple[list[Config], list[str]]:
     # Controller limits: the data-path ceilings lifted; the write path's firmware commit left out; the
     # write buffer power-loss protected (flush and FUA free).
     if _get(base, "controller.data_path.ldpc_mbps"):
-        candidates.append(Config("LDPC decoder unlimited", {"controller.data_path.ldpc_mbps": 0.0}))
+        unlimited = {"controller.data_path.ldpc_mbps": 0.0, "controller.data_path.ldpc_native_mbps": 0.0}
+        candidates.append(Config("LDPC decoder unlimited", unlimited))
+    if _get(base, "controller.data_path.ldpc_native_mbps"):
+        candidates.append(Config("TLC decoded as fast as SLC", {"controller.data_path.ldpc_native_mbps": 0.0}))
     if _get(base, "controller.data_path.ldpc_encode_mbps"):
         candidates.append(Config("LDPC encoder unlimited", {"controller.data_path.ldpc_encode_mbps": 0.0}))
     # The read pipeline: cache read (the next sense during the data-out) and independent plane reads.

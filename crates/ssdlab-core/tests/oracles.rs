@@ -72,8 +72,10 @@ fn seq_read_mbps(overrides: &[(&str, &str)]) -> (f64, f64) {
     let dp = &cfg.controller.data_path;
     let unlimited = |mbps: f64| if mbps == 0.0 { f64::INFINITY } else { mbps * 1e6 };
     let decoders = if dp.ldpc_per_channel { f64::from(n.channels) } else { 1.0 };
-    let controller =
-        (decoders * unlimited(dp.ldpc_mbps)).min(unlimited(dp.dma_mbps)).min(unlimited(dp.sram_mbps) / 2.0);
+    // the data is TLC (no SLC cache): the decoders run at their native-mode rate
+    let controller = (decoders * unlimited(ldpc_native_mbps(&cfg)))
+        .min(unlimited(dp.dma_mbps))
+        .min(unlimited(dp.sram_mbps) / 2.0);
     (r.bandwidth_mbps(), link.min(bus).min(dies).min(controller) / 1e6)
 }
 
@@ -90,9 +92,9 @@ fn sequential_read_is_bound_by_the_ldpc_decoders() {
 
 #[test]
 fn sequential_read_is_bound_by_the_dma_engine_or_the_sram() {
-    let no_ldpc = ("controller.data_path.ldpc_mbps", "0");
+    let no_ldpc = [("controller.data_path.ldpc_mbps", "0"), ("controller.data_path.ldpc_native_mbps", "0")];
     for o in [("controller.data_path.dma_mbps", "1500"), ("controller.data_path.sram_mbps", "3000")] {
-        let (got, want) = seq_read_mbps(&[no_ldpc, o]);
+        let (got, want) = seq_read_mbps(&[no_ldpc[0], no_ldpc[1], o]);
         eprintln!("{o:?}: sequential read {got:.0} MB/s, oracle {want:.0}");
         assert!((want - 1500.0).abs() < 1e-6, "1500 MB/s is the slowest stage");
         assert!((got / want - 1.0).abs() < 0.02, "{o:?}: got {got:.0} MB/s, oracle {want:.0}");
@@ -101,7 +103,10 @@ fn sequential_read_is_bound_by_the_dma_engine_or_the_sram() {
 
 #[test]
 fn sequential_read_is_bound_by_the_channels() {
-    let (got, want) = seq_read_mbps(&[("controller.data_path.ldpc_mbps", "0")]);
+    let (got, want) = seq_read_mbps(&[
+        ("controller.data_path.ldpc_mbps", "0"),
+        ("controller.data_path.ldpc_native_mbps", "0"),
+    ]);
     eprintln!("sequential read {got:.0} MB/s, oracle {want:.0}");
     assert!((got / want - 1.0).abs() < 0.02, "got {got:.0} MB/s, oracle {want:.0}");
 }
@@ -112,6 +117,7 @@ fn sequential_read_is_bound_by_the_link() {
         ("nand.bus_mts", "1600"),
         ("link.lanes", "2"),
         ("controller.data_path.ldpc_mbps", "0"),
+        ("controller.data_path.ldpc_native_mbps", "0"),
     ]);
     eprintln!("sequential read {got:.0} MB/s, oracle {want:.0}");
     assert!((got / want - 1.0).abs() < 0.02, "got {got:.0} MB/s, oracle {want:.0}");

@@ -119,6 +119,7 @@ fn idle_folding_empties_the_cache_at_the_tlc_program_rate() {
         ("nand.bus_mts", "3200"),
         ("controller.map_cache.location", "dram"),
         ("controller.data_path.ldpc_mbps", "0"),
+        ("controller.data_path.ldpc_native_mbps", "0"),
     ]);
     let burst = 1u64 << 30;
     seq_write(&mut d, 0, burst);

@@ -81,6 +81,7 @@ fn a_commit_booked_for_later_does_not_hold_up_a_core_now() {
     let one_core = [
         ("controller.cores", "1"),
         ("controller.data_path.ldpc_mbps", "0"),
+        ("controller.data_path.ldpc_native_mbps", "0"),
         ("nand.tR_max_us", "[50.0]"),
         ("nand.tPROG_max_us", "[1400.0]"),
         ("nand.tBERS_max_ms", "5.0"),

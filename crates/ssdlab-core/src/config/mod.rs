@@ -217,8 +217,14 @@ pub struct ControllerConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DataPathConfig {
-    /// LDPC decoder throughput, MB/s (of one decoder; see `ldpc_per_channel`); 0 = unlimited.
+    /// LDPC decoder throughput, MB/s (of one decoder; see `ldpc_per_channel`); 0 = unlimited. The rate
+    /// on data read in SLC mode, and on native-mode data unless `ldpc_native_mbps` says otherwise.
     pub ldpc_mbps: f64,
+    /// The decoder's throughput on data read in native mode (TLC, MLC), MB/s; 0 = as `ldpc_mbps`. Native
+    /// cells come back with far more raw bit errors than SLC ones, and a decoder that stops once a
+    /// codeword checks iterates more on them; at most `ldpc_mbps`.
+    #[serde(default)]
+    pub ldpc_native_mbps: f64,
     /// One decoder per NAND channel (true) or one decoder shared by every channel (false).
     pub ldpc_per_channel: bool,
     /// Bytes of one LDPC codeword (the unit the decoder works on).
@@ -239,6 +245,7 @@ impl Default for DataPathConfig {
     fn default() -> Self {
         DataPathConfig {
             ldpc_mbps: 0.0,
+            ldpc_native_mbps: 0.0,
             ldpc_per_channel: true,
             ldpc_codeword_bytes: 4096,
             dma_mbps: 0.0,

@@ -183,6 +183,14 @@ impl DriveConfig {
                 v,
             );
         }
+        // a decoder iterates no less on native cells than on SLC ones
+        c.check(
+            d.ldpc_native_mbps == 0.0
+                || (d.ldpc_mbps > 0.0 && d.ldpc_native_mbps >= 1.0 && d.ldpc_native_mbps <= d.ldpc_mbps),
+            "controller.data_path.ldpc_native_mbps",
+            "must be 0 (as ldpc_mbps) or 1..=ldpc_mbps MB/s (with a decoder limit set)",
+            d.ldpc_native_mbps,
+        );
         c.range_u("controller.data_path.ldpc_codeword_bytes", d.ldpc_codeword_bytes.into(), 512, 16_384);
         c.range_u("controller.write_path.commit_ns", ctl.write_path.commit_ns, 0, 1_000_000);
         c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);

@@ -11,6 +11,7 @@
 use crate::config::DataPathConfig;
 use crate::engine::{transfer_ns, GapTimeline, Ns};
 use crate::link::{Direction, Link};
+use crate::nand::CellMode;
 
 /// Bytes per second of a `mbps` setting (0 = unlimited, kept as 0).
 fn bytes_per_s(mbps: f64) -> u64 {
@@ -24,7 +25,9 @@ const SRAM_CROSSINGS: u64 = 2;
 pub struct DataPath {
     /// One decoder per channel, or one shared; empty when unlimited.
     ldpc: Vec<GapTimeline>,
+    /// Decoder rate on SLC-mode data, and on native-mode data.
     ldpc_bps: u64,
+    ldpc_native_bps: u64,
     codeword: u64,
     /// Host DMA per direction: [to host, from host].
     dma: [GapTimeline; 2],
@@ -48,6 +51,11 @@ impl DataPath {
         DataPath {
             ldpc: vec![GapTimeline::default(); decoders],
             ldpc_bps,
+            ldpc_native_bps: if c.ldpc_native_mbps > 0.0 {
+                bytes_per_s(c.ldpc_native_mbps)
+            } else {
+                ldpc_bps
+            },
             codeword: u64::from(c.ldpc_codeword_bytes),
             dma: Default::default(),
             dma_bps: bytes_per_s(c.dma_mbps),
@@ -58,7 +66,7 @@ impl DataPath {
         }
     }
 
-    /// Decode `bytes` read over `channel`, whose channel transfer took `bus_ns` and ended at `arrived`.
+    /// Decode `bytes` read in `mode` over `channel`, whose channel transfer took `bus_ns` and ended at `arrived`.
     /// Returns (decoded at, the time over which the decoded data came out: all but the last codeword's
     /// decode time; when unlimited, the channel transfer's time but the last codeword's, each codeword
     /// passing as soon as it is in). A stage after the decoder starts on the first decoded codeword and
@@ -67,14 +75,15 @@ impl DataPath {
     /// Codewords arrive evenly over the transfer; the decoder starts on the first once it is in and
     /// finishes the last no earlier than one codeword's decode time after it arrived.
     #[inline]
-    pub fn decode(&mut self, channel: u32, arrived: Ns, bus_ns: Ns, bytes: u64) -> (Ns, Ns) {
+    pub fn decode(&mut self, channel: u32, arrived: Ns, bus_ns: Ns, bytes: u64, mode: CellMode) -> (Ns, Ns) {
         let codewords = bytes.div_ceil(self.codeword).max(1);
         if self.ldpc.is_empty() {
             // each codeword passes once it is in: all but the last came out while the rest arrived
             return (arrived, bus_ns - bus_ns / codewords);
         }
-        let dur = transfer_ns(bytes, self.ldpc_bps);
-        let one = transfer_ns(self.codeword.min(bytes), self.ldpc_bps);
+        let bps = if mode == CellMode::Slc { self.ldpc_bps } else { self.ldpc_native_bps };
+        let dur = transfer_ns(bytes, bps);
+        let one = transfer_ns(self.codeword.min(bytes), bps);
         let first_in = arrived.saturating_sub(bus_ns) + bus_ns / codewords;
         let ready = first_in.max((arrived + one).saturating_sub(dur));
         let i = if self.ldpc.len() > 1 { channel as usize } else { 0 };
@@ -125,9 +134,12 @@ mod tests {
     use super::*;
     use crate::config::{LinkConfig, LinkKind};
 
+    const SLC: CellMode = CellMode::Slc;
+
     fn path(ldpc_mbps: f64, per_channel: bool, dma_mbps: f64, sram_mbps: f64) -> DataPath {
         let c = DataPathConfig {
             ldpc_mbps,
+            ldpc_native_mbps: 0.0,
             ldpc_per_channel: per_channel,
             ldpc_codeword_bytes: 4096,
             dma_mbps,
@@ -155,7 +167,7 @@ mod tests {
     fn one_codeword_is_decoded_after_it_has_arrived() {
         // 1000 MB/s: a 4096-byte codeword takes 4096 ns; it arrived at 10 us after 5 us on the channel.
         let mut p = path(1000.0, true, 0.0, 0.0);
-        assert_eq!(p.decode(0, 10_000, 5_000, 4096), (10_000 + 4096, 0));
+        assert_eq!(p.decode(0, 10_000, 5_000, 4096, SLC), (10_000 + 4096, 0));
     }
 
     #[test]
@@ -163,7 +175,7 @@ mod tests {
         // 32 KiB = 8 codewords over 40 us on the channel (one every 5 us); the decoder needs 4096 ns each,
         // so it keeps up and finishes 4096 ns after the last codeword is in.
         let mut p = path(1000.0, true, 0.0, 0.0);
-        let (end, dur) = p.decode(0, 50_000, 40_000, 32_768);
+        let (end, dur) = p.decode(0, 50_000, 40_000, 32_768, SLC);
         assert_eq!((end, dur), (50_000 + 4096, 32_768 - 4096), "decoded data came out over 7 codewords");
     }
 
@@ -172,7 +184,20 @@ mod tests {
         // 32 KiB over 8 us on the channel (a codeword per 1 us): the decoder starts on the first codeword
         // at 2 us + 1 us and needs 8 x 4096 ns.
         let mut p = path(1000.0, true, 0.0, 0.0);
-        assert_eq!(p.decode(0, 10_000, 8_000, 32_768).0, 3_000 + 32_768);
+        assert_eq!(p.decode(0, 10_000, 8_000, 32_768, SLC).0, 3_000 + 32_768);
+    }
+
+    #[test]
+    fn native_mode_data_decodes_at_its_own_rate_on_the_same_decoder() {
+        // 1000 MB/s on SLC data, 500 on native (TLC) data: a TLC codeword takes 8192 ns, and the SLC one
+        // after it waits for the decoder it shares.
+        let c = DataPathConfig { ldpc_mbps: 1000.0, ldpc_native_mbps: 500.0, ..DataPathConfig::default() };
+        let mut p = DataPath::new(&c, 4);
+        assert_eq!(p.decode(0, 10_000, 5_000, 4096, CellMode::Native), (10_000 + 8192, 0));
+        assert_eq!(p.decode(0, 10_000, 5_000, 4096, SLC), (10_000 + 8192 + 4096, 0));
+        // 0: native data as SLC data
+        let mut same = path(1000.0, true, 0.0, 0.0);
+        assert_eq!(same.decode(0, 10_000, 5_000, 4096, CellMode::Native), (10_000 + 4096, 0));
     }
 
     #[test]
@@ -180,9 +205,9 @@ mod tests {
         let mut own = path(1000.0, true, 0.0, 0.0);
         let mut shared = path(1000.0, false, 0.0, 0.0);
         for ch in 0..4 {
-            assert_eq!(own.decode(ch, 5_000, 5_000, 4096).0, 5_000 + 4096);
+            assert_eq!(own.decode(ch, 5_000, 5_000, 4096, SLC).0, 5_000 + 4096);
         }
-        let ends: Vec<Ns> = (0..4).map(|ch| shared.decode(ch, 5_000, 5_000, 4096).0).collect();
+        let ends: Vec<Ns> = (0..4).map(|ch| shared.decode(ch, 5_000, 5_000, 4096, SLC).0).collect();
         assert_eq!(ends, vec![9_096, 13_192, 17_288, 21_384]);
     }
 
@@ -191,8 +216,8 @@ mod tests {
         let cfg = gen3_x4(500);
         let mut p = path(0.0, true, 0.0, 0.0);
         // a codeword passes once it is in: one alone at once, eight as the channel delivers them
-        assert_eq!(p.decode(1, 7_000, 5_000, 4096), (7_000, 0));
-        assert_eq!(p.decode(1, 7_000, 8_000, 32_768), (7_000, 7_000));
+        assert_eq!(p.decode(1, 7_000, 5_000, 4096, SLC), (7_000, 0));
+        assert_eq!(p.decode(1, 7_000, 8_000, 32_768, SLC), (7_000, 7_000));
         let (mut a, mut b) = (Link::new(&cfg), Link::new(&cfg));
         assert_eq!(p.send_up(&mut a, 7_000, 0, 131_072), b.transfer(Direction::Up, 7_000, 131_072));
         assert_eq!(p.fetch_down(&mut a, 7_000, 4096), b.transfer(Direction::Down, 7_000, 4096));

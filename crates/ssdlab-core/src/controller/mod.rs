@@ -181,7 +181,7 @@ impl Controller {
             let die = geo.die_of_block(block);
             let mode = self.ftl.block(block).mode;
             let at_controller = self.nand.read_suspending(die, t, page, mode, planes_mask, nand_bytes);
-            let (decoded, took) = self.decode(die, at_controller, nand_bytes);
+            let (decoded, took) = self.decode(die, at_controller, nand_bytes, mode);
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
@@ -241,9 +241,9 @@ impl Controller {
     /// A NAND read's `bytes` from `die`, in the controller at `arrived`, through the LDPC decoder.
     /// Returns (decoded at, decoder time).
     #[inline]
-    fn decode(&mut self, die: u32, arrived: Ns, bytes: u64) -> (Ns, Ns) {
+    fn decode(&mut self, die: u32, arrived: Ns, bytes: u64, mode: CellMode) -> (Ns, Ns) {
         let bus = self.nand.timing.bus_ns(bytes);
-        self.data.decode(self.nand.geo.channel_of(die), arrived, bus, bytes)
+        self.data.decode(self.nand.geo.channel_of(die), arrived, bus, bytes, mode)
     }
 
     /// Slots one LPN of data `compress_pct` percent compressible takes on flash.
@@ -429,7 +429,7 @@ impl Controller {
                     let d = self.nand.read(die, now, page, mode, planes, bytes);
                     // GC and folding data is decoded (and re-encoded) like host data
                     let bus = self.nand.timing.bus_ns(bytes);
-                    let (d, _) = self.data.decode(geo.channel_of(die), d, bus, bytes);
+                    let (d, _) = self.data.decode(geo.channel_of(die), d, bus, bytes, mode);
                     gc_read_done = gc_read_done.max(d);
                 }
                 FlashOp::Program { block, offset, slots, source, mode } => {

@@ -32,17 +32,28 @@ pub fn fill(d: &mut Drive, bytes: u64) {
 
 pub const SEC: u64 = 1_000_000_000;
 
-/// LDPC decode of a read of `bytes` (whole codewords) on an idle decoder after its last codeword arrived:
-/// one codeword's decode time (0 without a decoder limit).
-pub fn ldpc_decode_ns(cfg: &DriveConfig, bytes: u64) -> u64 {
+/// The LDPC decoder's rate on native-mode (TLC) data, MB/s (0: no decoder limit).
+pub fn ldpc_native_mbps(cfg: &DriveConfig) -> f64 {
     let d = &cfg.controller.data_path;
-    if d.ldpc_mbps == 0.0 {
-        return 0;
+    if d.ldpc_native_mbps > 0.0 {
+        d.ldpc_native_mbps
+    } else {
+        d.ldpc_mbps
     }
-    transfer_ns(bytes.min(u64::from(d.ldpc_codeword_bytes)), (d.ldpc_mbps * 1e6).round() as u64)
 }
 
-/// A QD1 4 KiB read on an idle drive whose map lookup hits in DRAM: the sum of its configured stages
+/// LDPC decode of a native-mode read of `bytes` (whole codewords) on an idle decoder after its last
+/// codeword arrived: one codeword's decode time (0 without a decoder limit).
+pub fn ldpc_decode_ns(cfg: &DriveConfig, bytes: u64) -> u64 {
+    let mbps = ldpc_native_mbps(cfg);
+    if mbps == 0.0 {
+        return 0;
+    }
+    let codeword = u64::from(cfg.controller.data_path.ldpc_codeword_bytes);
+    transfer_ns(bytes.min(codeword), (mbps * 1e6).round() as u64)
+}
+
+/// A QD1 4 KiB read of TLC data on an idle drive whose map lookup hits in DRAM: the sum of its configured stages
 /// (host submit, firmware, map lookup, NAND command + tR, bus transfer, LDPC decode, link transfer, completion).
 pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
     cfg.host.submit_ns
