@@ -70,7 +70,7 @@ def differing(a: str, b: str) -> set[str]:
                 | {"link.lanes", "controller.map_cache.hmb_size_mib", "nand.pages_per_block"}
                 | {"nand.tR_us", "nand.tPROG_us", "nand.slc_tPROG_us", "nand.bus_mts"}
                 # the decoder scaled to the slower BiCS3 channel
-                | {"controller.data_path.ldpc_mbps"}
+                | {"controller.data_path.ldpc_mbps", "controller.data_path.ldpc_native_mbps"}
                 # the BG4's interleaved-folding policy and plane reads (families/bg4.toml) are not the BG3's
                 | {"ftl.slc_cache.fold_above_fill", "nand.independent_plane_read"},
             )
