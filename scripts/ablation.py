@@ -102,7 +102,9 @@ def configurations() -> tuple[list[Config], list[str]]:
         unlimited = {"controller.data_path.ldpc_mbps": 0.0, "controller.data_path.ldpc_native_mbps": 0.0}
         candidates.append(Config("LDPC decoder unlimited", unlimited))
     if _get(base, "controller.data_path.ldpc_native_mbps"):
-        candidates.append(Config("TLC decoded as fast as SLC", {"controller.data_path.ldpc_native_mbps": 0.0}))
+        candidates.append(
+            Config("TLC decoded as fast as SLC", {"controller.data_path.ldpc_native_mbps": 0.0})
+        )
     if _get(base, "controller.data_path.ldpc_encode_mbps"):
         candidates.append(Config("LDPC encoder unlimited", {"controller.data_path.ldpc_encode_mbps": 0.0}))
     # The read pipeline: cache read (the next sense during the data-out) and independent plane reads.
