@@ -543,14 +543,12 @@ def findings(
         notes.append("compression: fully compressible data does not lower WAF below incompressible data.")
     if len(bus) == 2:
         s, a = bus[0][1], bus[1][1]
-        if a["seq write"] > 0.8 * s["seq write"] or a["rw32 iops"] > 0.8 * s["rw32 iops"]:
+        # (fresh 4 KiB QD32 random writes meet the controller's command rate on both; the review's gap
+        # there is after its preconditioning: scripts/v300_bus.py)
+        if a["seq write"] > 0.8 * s["seq write"]:
             notes.append(
-                f"bus mode: the async drive is not slower on writes (SEQ {a['seq write']:.0f} vs "
-                f"{s['seq write']:.0f} MB/s, RND4K Q32 {a['rw32 iops']:,.0f} vs {s['rw32 iops']:,.0f} IOPS), "
-                "which the V300 reviews contradict: with these presets both drives are program-bound "
-                "(16 MLC dies, 2 planes x 8 KiB per 1.3 ms tPROG, ~200 MB/s) and 8 channels x 50 MB/s still "
-                "exceed that; only reads (bus-bound) show the async penalty. The V300A preset's die count or "
-                "tPROG needs checking."
+                f"bus mode: the async drive's sequential write is not slower ({a['seq write']:.0f} vs "
+                f"{s['seq write']:.0f} MB/s), which the V300 reviews contradict."
             )
     return notes
 
