@@ -51,7 +51,7 @@ def test_a_completion_is_handed_out_once_the_clock_reaches_it(filled: Drive) -> 
     assert (c.submit_ns, c.complete_ns) == (start, done)
     assert drive.outstanding == 0 and drive.poll() == []
     assert drive.advance(done + 1000) == done + 1000 == drive.now_ns
-    with pytest.raises(ValueError, match="until_ns must not be before now"):
+    with pytest.raises(WorkloadError, match="until_ns: must not be before now"):
         drive.advance(done)
 
 
@@ -111,3 +111,15 @@ def test_a_run_needs_workloads() -> None:
         drive.run([])
     with pytest.raises(WorkloadError, match=r"not an ssdlab\.Workload"):
         drive.run([{"rw": "read"}])  # type: ignore[list-item]
+
+
+def test_stepping_input_out_of_range_is_a_workload_error_or_no_id(filled: Drive) -> None:
+    d = filled.clone()
+    with pytest.raises(WorkloadError) as info:
+        d.submit("write", 0, 4096, compress_percentage=-1)
+    assert info.value.field == "compress_percentage"
+    d.advance(d.now_ns + 1000)
+    with pytest.raises(WorkloadError, match="before now") as info:
+        d.advance(0)
+    assert info.value.field == "until_ns"
+    assert d.completion_ns(-1) is None and d.completion_ns(2**70) is None  # never an id

@@ -420,6 +420,10 @@ class Drive:
         >>> done[-1].id == flush, done[-1].op, done[-1].status
         (True, 'flush', 'success')
         """
+        if isinstance(compress_percentage, bool) or not 0 <= compress_percentage <= 100:
+            raise workload_error(
+                "compress_percentage", "must be a whole number from 0 to 100", compress_percentage
+            )
         return self._drive.submit(
             op, parse_size(offset, "offset"), parse_size(length, "length"), compress_percentage, fua, data
         )
@@ -429,6 +433,10 @@ class Drive:
         the new time. Background work (GC, folding) runs in idle time as it would inside :meth:`run`."""
         if until_ns is not None and (isinstance(until_ns, bool) or not 0 <= until_ns < 2**64):
             raise workload_error("until_ns", "must be a whole number of ns from 0 to 2**64 - 1", until_ns)
+        if until_ns is not None and until_ns < self.now_ns:
+            raise workload_error(
+                "until_ns", f"must not be before now ({self.now_ns} ns): time only moves on", until_ns
+            )
         return self._drive.advance(until_ns)
 
     def poll(self) -> list[Completion]:
@@ -453,6 +461,8 @@ class Drive:
         >>> drive.advance(due) == due, [c.id for c in drive.poll()] == [cid], drive.completion_ns(cid)
         (True, True, None)
         """
+        if isinstance(id, bool) or not 0 <= id < 2**64:
+            return None  # never an id
         return self._drive.completion_ns(id)
 
     @property

@@ -347,6 +347,7 @@ impl Drive {
 
     /// Deallocate (TRIM) `len` bytes from `offset`, rounded inward to whole 4 KiB pages.
     pub fn trim(&mut self, offset: u64, len: u64) -> Result<(), SimError> {
+        self.check_on("trim")?;
         let cap = self.capacity_bytes();
         if offset.checked_add(len).is_none_or(|end| end > cap) {
             return Err(crate::host::WorkloadError::new(
@@ -369,8 +370,9 @@ impl Drive {
 
     /// Sanitize (NVMe Sanitize, block erase): erase every block that holds data and empty the map, taking
     /// the erase time; wear, counters and the clock carry on (unlike building a new drive).
-    pub fn sanitize(&mut self) {
-        self.now = self.start_sanitize(0);
+    pub fn sanitize(&mut self) -> Result<(), SimError> {
+        self.now = self.start_sanitize(0)?;
+        Ok(())
     }
 
     /// Start a sanitize now and return when its NAND work ends, leaving the clock where it is (an NVMe
@@ -378,14 +380,23 @@ impl Drive {
     /// block holding data (block erase); n > 0 overwrites each n times with a pattern and erases it
     /// (overwrite). Either way the map and the stored data are gone at once, and background work waits
     /// for the end. Commands submitted meanwhile queue on the dies behind the sanitize's work.
-    pub fn start_sanitize(&mut self, overwrite_passes: u32) -> Ns {
+    pub fn start_sanitize(&mut self, overwrite_passes: u32) -> Result<Ns, SimError> {
+        self.check_on("sanitize")?;
         self.background_until(self.now);
         let end = self.ctl.sanitize(self.now, overwrite_passes, &self.cfg);
         if let Some(store) = &mut self.data {
             store.clear();
         }
         self.host_busy_until = end;
-        end
+        Ok(end)
+    }
+
+    /// An error naming `what` while the drive is off (after a power cut, until `power_on`).
+    fn check_on(&self, what: &str) -> Result<(), SimError> {
+        if self.powered_off {
+            return Err(WorkloadError::new("power", "the drive is off: power_on() first", what).into());
+        }
+        Ok(())
     }
 
     /// Set Features, Host Memory Buffer: `Some(mib)` gives the drive `mib` MiB of host memory for its map
@@ -814,9 +825,7 @@ impl Drive {
         keep_read_data: bool,
     ) -> Result<u64, SimError> {
         let now = self.now;
-        if self.powered_off {
-            return Err(WorkloadError::new("power", "the drive is off: power_on() first", cmd.op).into());
-        }
+        self.check_on(&cmd.op.to_string())?;
         self.check_command(&cmd)?;
         if let Some(d) = data {
             if cmd.op != Op::Write {

@@ -63,7 +63,7 @@ fn the_last_version_written_reads_back_and_trim_and_sanitize_drop_it() {
     }
     d.submit(Command::new(Op::Trim, 0, 8 * PAGE)).unwrap();
     assert_eq!(d.read_data(0, 8 * PAGE).unwrap(), vec![0; 8 * PAGE as usize]);
-    d.sanitize();
+    d.sanitize().unwrap();
     for lpn in (0..lpns).step_by(997) {
         assert_eq!(d.read_data(lpn * PAGE, PAGE).unwrap(), vec![0; PAGE as usize]);
     }

@@ -308,7 +308,7 @@ impl NativeDrive {
     fn sanitize(slf: &Bound<'_, Self>) -> PyResult<()> {
         let mut this = borrow_mut(slf)?;
         let drive = &mut this.drive;
-        slf.py().detach(|| guarded(|| drive.sanitize()))
+        slf.py().detach(|| guarded(|| drive.sanitize()))?.map_err(|e| to_py(slf.py(), e))
     }
 
     /// Start a sanitize (`overwrite_passes` 0: block erase; n: overwrite n times) and return when its NAND
@@ -316,7 +316,7 @@ impl NativeDrive {
     fn start_sanitize(slf: &Bound<'_, Self>, overwrite_passes: u32) -> PyResult<u64> {
         let mut this = borrow_mut(slf)?;
         let drive = &mut this.drive;
-        slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))
+        slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))?.map_err(|e| to_py(slf.py(), e))
     }
 
     /// Set Features, Host Memory Buffer: `mib` MiB of host memory for the map cache, or None to take it
