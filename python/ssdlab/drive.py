@@ -34,11 +34,15 @@ def parse_overrides(overrides: Overrides) -> list[tuple[str, str]]:
     [('nand.tR_us', '50'), ('nand.one_shot_program', 'false')]
     >>> parse_overrides(["ftl.user_capacity_gb=16"])
     [('ftl.user_capacity_gb', '16')]
+    >>> parse_overrides("nand.tR_us=50")
+    [('nand.tR_us', '50')]
     """
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
         return [(str(k), _toml_text(v)) for k, v in overrides.items()]
+    if isinstance(overrides, str):  # one PATH=VALUE, not its characters
+        overrides = [overrides]
     pairs = []
     for item in overrides:
         path, sep, value = str(item).partition("=")

@@ -85,7 +85,7 @@ fn validation_reports_every_problem_with_its_path() {
         &[
             o("nand.channels", "0"),
             o("link.lanes", "3"),
-            o("ftl.user_capacity_gb", "5000"),
+            o("ftl.user_capacity_gb", "-1"),
             o("ftl.slc_cache.dynamic_fraction", "1.5"),
             o("ftl.slc_cache.fold_above_fill", "-0.1"),
         ],
@@ -101,6 +101,10 @@ fn validation_reports_every_problem_with_its_path() {
     ] {
         assert!(paths.contains(&path), "{path} missing from {paths:?}");
     }
+    // a capacity that fits a sound geometry is not blamed for the bound a broken one gives
+    let e = DriveConfig::from_toml_str(&preset_text("bg4-1tb"), &[o("nand.channels", "0")]).unwrap_err();
+    let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["nand.channels"]);
 }
 
 #[test]

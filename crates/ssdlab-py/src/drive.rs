@@ -316,7 +316,9 @@ impl NativeDrive {
     fn start_sanitize(slf: &Bound<'_, Self>, overwrite_passes: u32) -> PyResult<u64> {
         let mut this = borrow_mut(slf)?;
         let drive = &mut this.drive;
-        slf.py().detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))?.map_err(|e| to_py(slf.py(), e))
+        slf.py()
+            .detach(|| guarded(|| drive.start_sanitize(overwrite_passes)))?
+            .map_err(|e| to_py(slf.py(), e))
     }
 
     /// Set Features, Host Memory Buffer: `mib` MiB of host memory for the map cache, or None to take it

@@ -234,6 +234,7 @@ impl DriveConfig {
         c.range_u("controller.map_cache.map_program_planes", m.map_program_planes.into(), 1, 8);
 
         let n = &self.nand;
+        let before_geometry = c.0.len();
         c.range_u("nand.channels", n.channels.into(), 1, 64);
         c.range_u("nand.dies_per_channel", n.dies_per_channel.into(), 1, 64);
         c.range_u("nand.planes_per_die", n.planes_per_die.into(), 1, 8);
@@ -252,6 +253,7 @@ impl DriveConfig {
             &format!("must be a multiple of the {ppp} pages of a one-shot program"),
             n.pages_per_block,
         );
+        let geometry_ok = c.0.len() == before_geometry;
         let bits = n.cell.bits_per_cell() as usize;
         let types = format!("one value, or {bits} (one per page type)");
         c.check([1, bits].contains(&n.tR_us.len()), "nand.tR_us", &format!("needs {types}"), n.tR_us.len());
@@ -345,8 +347,9 @@ impl DriveConfig {
         let good_slots = (phys_slots as f64 * (1.0 - f.factory_bad_block_pct / 100.0)) as u64;
         let max_gb = good_slots.saturating_sub(reserve) as f64 * 4096.0 / 1e9;
         let capacity_ok = f.user_capacity_gb > 0.0 && f.user_capacity_gb <= max_gb;
+        // (against a geometry that is itself wrong the upper bound means nothing: its own line says so)
         c.check(
-            capacity_ok,
+            capacity_ok || (f.user_capacity_gb > 0.0 && !geometry_ok),
             "ftl.user_capacity_gb",
             &format!(
                 "must be above 0 and at most {max_gb:.3} GB (the NAND less factory bad blocks and {} GC-reserve blocks per die)",
