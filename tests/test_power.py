@@ -3,6 +3,7 @@ power suite against the KIOXIA BG4 brief."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ssdlab
@@ -14,7 +15,8 @@ def test_the_power_series_integrates_to_the_energy_counter() -> None:
     res = drive.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="512m", interval="10ms"))
     s = res.series
     assert len(s.power_w) == len(s.time_s) and (s.power_w > 0).all()
-    assert sum(s.power_w) * 0.010 == pytest.approx(res.energy_j, rel=1e-9)
+    widths = np.diff(np.concatenate([[0.0], s.time_s]))  # 10 ms each, the last as long as it lasted
+    assert float(np.sum(s.power_w * widths)) == pytest.approx(res.energy_j, rel=1e-9)
     assert res.avg_power_w == pytest.approx(res.energy_j / drive.now_s, rel=1e-6)
     assert res.energy_per_io_uj == pytest.approx(res.energy_j * 1e6 / res.write.ios)
     assert res.max_power_w >= res.avg_power_w * 0.99

@@ -47,8 +47,9 @@ def test_series_are_numpy_columns_of_one_length(mixed: ssdlab.Result) -> None:
         col = getattr(s, name)
         assert isinstance(col, np.ndarray) and col.dtype == np.float64 and len(col) == len(s)
     assert s.time_s[0] == pytest.approx(0.01)
-    # the full bins carry the run's throughput: their sum of bytes is the run's bytes
-    moved_mb = float(np.sum(s.read_mbps + s.write_mbps) * 0.01)
+    # rate x the time each bin covers (the last may be partial) sums to the run's bytes
+    widths = np.diff(np.concatenate([[0.0], s.time_s]))
+    moved_mb = float(np.sum((s.read_mbps + s.write_mbps) * widths))
     assert moved_mb == pytest.approx((mixed.read.bytes + mixed.write.bytes) / 1e6)
 
 
@@ -79,3 +80,16 @@ def test_a_run_with_nothing_measured_has_zero_rates(small_bg4: Drive) -> None:
     res = small_bg4.run(Workload(rw="randwrite", size="64m", io_size="4k"))
     assert res.write.ios == 1
     assert res.read.iops == 0.0 and res.read.mbps == 0.0 and res.read.latency.count == 0
+
+
+@pytest.mark.parametrize("runtime", ["5ms", "150ms"])
+def test_a_run_ending_inside_an_interval_reports_that_interval_over_the_time_it_covers(runtime: str) -> None:
+    # the last interval of the series is partial: its rates are over its own length, not the full 100 ms
+    drive = Drive.from_preset("bg4-1tb", capacity_gb=16)
+    drive.run(Workload(rw="write", bs="128k", iodepth=32, size="1g"))
+    res = drive.run(Workload(rw="randread", size="1g", runtime=runtime, iodepth=4))
+    s = res.series
+    assert s.time_s[-1] == pytest.approx(res.elapsed_s, rel=1e-6)
+    assert s.read_mbps[-1] == pytest.approx(res.read.mbps, rel=0.05)
+    assert s.power_w[-1] == pytest.approx(res.avg_power_w, rel=0.05)
+    assert res.max_power_w >= res.avg_power_w * 0.999

@@ -284,7 +284,9 @@ class Result(_Measured):
 
     @property
     def max_power_w(self) -> float:
-        """Highest power of one whole interval of the run (``Workload.interval`` wide), W.
+        """Highest power of one interval of the run (``Workload.interval`` wide), W: the whole intervals,
+        and the last, partial one over the time it covers if that is half an interval or the run is shorter
+        than one.
 
         Examples
         --------

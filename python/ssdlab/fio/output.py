@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from ssdlab._core import version
 from ssdlab.fio.runner import FioEntry, FioRun
 from ssdlab.result import Latency, Series
-from ssdlab.units import parse_size
+from ssdlab.units import parse_size, parse_time_ns
 
 __all__ = ["FIO_VERSION", "format_normal", "to_json"]
 
@@ -120,9 +120,12 @@ def _samples(values: list[float]) -> tuple[int, int, float, float, int]:
     return round(min(values)), round(max(values)), mean, dev, len(values)
 
 
-def _complete_intervals(series: Series, elapsed_s: float) -> range:
-    # The last interval may stop short at the end of the run; fio logs only whole averaging windows.
-    return range(sum(1 for t in series.time_s if t <= elapsed_s + 1e-9))
+def _complete_intervals(series: Series, interval_s: float) -> list[int]:
+    # fio logs only whole averaging windows: not the last interval when the end of the run cut it short. (A
+    # long run's series widens its intervals by powers of two: the first one's width is the whole one then.)
+    widths = [t - prev for prev, t in zip([0.0, *series.time_s[:-1]], series.time_s, strict=True)]
+    whole = max(interval_s, widths[0]) if len(widths) > 1 else interval_s
+    return [i for i, w in enumerate(widths) if w >= whole * (1 - 1e-9)]
 
 
 def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict[str, object]:
@@ -139,7 +142,7 @@ def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict
     if which != "trim" and ios:
         s = m.series
         mine = s.read_mbps if which == "read" else s.write_mbps
-        for i in _complete_intervals(s, elapsed):
+        for i in _complete_intervals(s, parse_time_ns(entry.job.workload.interval, "interval") / 1e9):
             total = s.read_mbps[i] + s.write_mbps[i]
             bw_kib.append(mine[i] * 1e6 / 1024)
             iops.append(float(s.iops[i] * mine[i] / total) if total else 0.0)

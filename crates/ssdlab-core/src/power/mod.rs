@@ -156,8 +156,11 @@ pub struct Recording {
     pub energy_j: Vec<f64>,
     /// Composite temperature at the end of each sample, C.
     pub temperature_c: Vec<f64>,
-    /// Highest power of a whole sample at the run's own interval, W.
+    /// Highest power of a sample at the run's own interval, W: the whole ones, and the last, partial one
+    /// (energy over the time it covers) if it covers half an interval or the run had no whole one.
     pub max_w: f64,
+    /// When the recording ended (the last sample may end there, short of the grid).
+    pub end: Ns,
     /// The run's own interval (before any widening).
     base_interval: Ns,
     /// End of the next sample.
@@ -451,6 +454,7 @@ impl PowerMeter {
             energy_j: Vec::new(),
             temperature_c: Vec::new(),
             max_w: 0.0,
+            end: start,
             base_interval: interval,
             next: if last.is_some() { start.saturating_add(interval) } else { start },
             last,
@@ -460,9 +464,18 @@ impl PowerMeter {
     /// Stop recording at `now`, adding the partial last sample.
     pub fn end(&mut self, now: Ns, ops: &OpTotals) -> Option<Recording> {
         let mut r = self.recording.take()?;
+        r.end = now.max(r.start);
         if let Some(last) = r.last {
-            if now > r.next.saturating_sub(r.base_interval) {
-                r.add(now, self.energy_j(now, ops) - last, self.thermal.composite_c(), false);
+            let sample_start = r.next.saturating_sub(r.base_interval);
+            if now > sample_start {
+                let energy = self.energy_j(now, ops) - last;
+                r.add(now, energy, self.thermal.composite_c(), false);
+                // a partial sample counts once it covers half an interval (a sliver's energy is noise),
+                // or when the run had no whole one
+                let covered = now - sample_start;
+                if r.max_w == 0.0 || 2 * covered >= r.base_interval {
+                    r.max_w = r.max_w.max(energy / (covered as f64 * 1e-9));
+                }
             }
         }
         Some(r)

@@ -96,7 +96,7 @@ pub struct RunStats {
     pub lat_write: Latency,
     /// Throughput, latency, power and temperature per interval.
     pub series: Series,
-    /// Highest power of a whole interval of the run (the power model's samples), W; 0 if none was whole.
+    /// Highest power of an interval of the run (the power model's samples; see [`crate::power::Recording::max_w`]), W.
     pub max_power_w: f64,
 }
 

@@ -93,6 +93,8 @@ pub struct Series {
     /// Width of one interval.
     pub interval_ns: Ns,
     bins: Vec<Bin>,
+    /// Where the run ended, from the start of measurement: the last interval may stop short of the grid.
+    span_ns: Option<Ns>,
 }
 
 impl Series {
@@ -102,7 +104,7 @@ impl Series {
 
     /// An empty series of `interval_ns` intervals.
     pub fn new(interval_ns: Ns) -> Self {
-        Series { interval_ns: interval_ns.max(1), bins: Vec::new() }
+        Series { interval_ns: interval_ns.max(1), bins: Vec::new(), span_ns: None }
     }
 
     /// An IO that completed `since_start` after measurement began.
@@ -140,6 +142,7 @@ impl Series {
         if rec.energy_j.len() > self.bins.len() {
             self.bins.resize(rec.energy_j.len(), Bin::default());
         }
+        self.span_ns = Some(rec.end - rec.start);
         let mut last_temp = rec.temperature_c.first().copied().unwrap_or(0.0);
         for (i, b) in self.bins.iter_mut().enumerate() {
             b.energy_j = rec.energy_j.get(i).copied().unwrap_or(0.0);
@@ -162,20 +165,31 @@ impl Series {
         self.interval_ns = self.interval_ns.saturating_mul(2);
     }
 
+    /// The seconds interval `i` covers: the interval, or less for the last when the run ended inside it.
+    fn width_s(&self, i: usize) -> f64 {
+        let start = i as u64 * self.interval_ns;
+        match self.span_ns {
+            Some(span) if span > start && span - start < self.interval_ns => (span - start) as f64 / 1e9,
+            _ => self.interval_ns as f64 / 1e9,
+        }
+    }
+
     /// The columns: (name, values), one value per interval.
-    /// `time_s` is the end of each interval; rates are decimal MB/s and IOs per second.
+    /// `time_s` is the end of each interval (the run's end for a last, partial one); rates are decimal MB/s
+    /// and IOs per second over the time each interval covers.
     pub fn columns(&self) -> Vec<(&'static str, Vec<f64>)> {
         let secs = self.interval_ns as f64 / 1e9;
+        let width: Vec<f64> = (0..self.bins.len()).map(|i| self.width_s(i)).collect();
+        let rate = |f: &dyn Fn(&Bin) -> f64| {
+            self.bins.iter().zip(&width).map(|(b, w)| f(b) / w).collect::<Vec<f64>>()
+        };
         let col = |f: &dyn Fn(&Bin) -> f64| self.bins.iter().map(f).collect::<Vec<f64>>();
-        let mut time = Vec::with_capacity(self.bins.len());
-        for i in 0..self.bins.len() {
-            time.push((i + 1) as f64 * secs);
-        }
+        let time = width.iter().enumerate().map(|(i, w)| i as f64 * secs + w).collect();
         vec![
             ("time_s", time),
-            ("read_mbps", col(&|b| b.read_bytes as f64 / 1e6 / secs)),
-            ("write_mbps", col(&|b| b.write_bytes as f64 / 1e6 / secs)),
-            ("iops", col(&|b| b.ios as f64 / secs)),
+            ("read_mbps", rate(&|b| b.read_bytes as f64 / 1e6)),
+            ("write_mbps", rate(&|b| b.write_bytes as f64 / 1e6)),
+            ("iops", rate(&|b| b.ios as f64)),
             (
                 "mean_latency_us",
                 col(&|b| {
@@ -190,7 +204,7 @@ impl Series {
             (INTERVAL_PERCENTILES[0].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[0].0))),
             (INTERVAL_PERCENTILES[1].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[1].0))),
             (INTERVAL_PERCENTILES[2].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[2].0))),
-            ("power_w", col(&|b| b.energy_j / secs)),
+            ("power_w", rate(&|b| b.energy_j)),
             ("temperature_c", col(&|b| b.temperature_c)),
         ]
     }
