@@ -123,6 +123,11 @@ def test_random_sample_stays_within_bounds_and_picks_among_listed_values() -> No
     assert {b for _, b in samples} == {"16m", "64m"}
 
 
+def test_a_log_range_of_sizes_gives_whole_4k_pages() -> None:
+    p = sweep.Parameter("workload.size", low=1, high=64, steps=5, log=True, unit="g")
+    assert p.grid() == ["1g", "2965820k", "8g", "23726568k", "64g"]  # 2^(6/4) GiB, rounded to 4 KiB pages
+
+
 @pytest.mark.parametrize(
     ("body", "key"),
     [
@@ -136,6 +141,8 @@ def test_random_sample_stays_within_bounds_and_picks_among_listed_values() -> No
         ('[plot]\nx = "nand.tR_us"\n', "plot.x"),
         ('[workloads.rr2]\nrw = "randread"\niodeph = 4\n', "workloads.rr2.iodeph"),
         ('[workloads.rr2]\nrw = "sideways"\n', "workloads.rr2.rw"),
+        # a swept size past the (8 GB) drive fails at parse time, not on a worker
+        ('[parameters]\n"workload.size" = ["1g", "16g"]\n', "workloads.rr.size"),
     ],
 )
 def test_bad_spec_names_the_key(body: str, key: str) -> None:

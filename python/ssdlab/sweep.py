@@ -73,6 +73,7 @@ import numpy as np
 from ssdlab._dask import client as dask_client
 from ssdlab.errors import WorkloadError, read_text_file, workload_error
 from ssdlab.presets import list_presets, resolve_base
+from ssdlab.units import SIZE_UNITS, format_size, parse_size
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -144,6 +145,10 @@ class Parameter:
         return self._value(x)
 
     def _value(self, x: float) -> Any:
+        if self.unit.lower() in SIZE_UNITS:
+            # a size: whole 4 KiB pages (a log range's points fall between them), written exactly
+            pages = max(1, round(x * SIZE_UNITS[self.unit.lower()] / 4096))
+            return format_size(pages * 4096)
         v: Any = round(x) if self.integer else round(x, 12)
         return f"{v}{self.unit}" if self.unit else v
 
@@ -380,17 +385,19 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
         workloads=workloads,
         plot={str(k): str(v) for k, v in plot.items()},
     )
-    _check_first_point(spec)
+    _check_points(spec)
     return spec
 
 
-def _check_first_point(spec: Spec) -> None:
+def _check_points(spec: Spec) -> None:
     """Build the drive and the workloads of the first point, so that a bad path or field fails now, not in
-    a worker; the problem is named as the spec names it."""
+    a worker; then check every point's workload fits its drive (a swept size or capacity can make one not
+    fit). The problem is named as the spec names it."""
     from ssdlab.drive import Drive
     from ssdlab.errors import ConfigError
 
-    for p in spec.points()[: len(spec.workloads)]:
+    points = spec.points()
+    for p in points[: len(spec.workloads)]:
         try:
             Workload(**p.workload)
         except WorkloadError as e:
@@ -402,6 +409,25 @@ def _check_first_point(spec: Spec) -> None:
             first = e.errors()[0]
             where = "sweep.set" if first.path in spec.fixed else "parameters"
             raise _bad(f"{where}.{first.path}", first.message, first.value) from None
+    capacity: dict[str, int] = {}
+    for p in points:
+        key = json.dumps([p.drive_toml, p.overrides, p.capacity_gb], sort_keys=True, default=str)
+        if key not in capacity:
+            try:
+                d = Drive.from_toml_str(p.drive_toml, set=p.overrides, capacity_gb=p.capacity_gb)
+            except ConfigError as e:
+                first = e.errors()[0]
+                where = f"parameters.{first.path}"
+                raise _bad(where, f"point {p.index}: {first.message}", first.value) from None
+            capacity[key] = d.capacity_bytes
+        w = Workload(**p.workload)
+        end = parse_size(w.offset, "offset") + parse_size(w.size, "size") if w.size else 0
+        if end > capacity[key]:
+            raise _bad(
+                f"workloads.{p.workload_name}.size",
+                f"point {p.index}: offset + size ({end} bytes) must fit the drive ({capacity[key]} bytes)",
+                w.size,
+            )
 
 
 def load_spec(path: Path) -> Spec:

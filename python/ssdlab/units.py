@@ -29,9 +29,11 @@ import re
 
 from ssdlab.errors import workload_error
 
-__all__ = ["MAX_U64", "format_size", "format_time", "parse_size", "parse_time_ns"]
+__all__ = ["MAX_U64", "SIZE_UNITS", "format_size", "format_time", "parse_size", "parse_time_ns"]
 
 _SIZE_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+#: The size suffixes (fio's: powers of 1024) and their bytes.
+SIZE_UNITS = {suffix: mult for suffix, mult in _SIZE_MULT.items() if suffix}
 _TIME_NS = {
     "ns": 1,
     "us": 1_000,
