@@ -53,8 +53,8 @@ def test_the_drive_is_off_until_power_on_and_the_rebuild_takes_time() -> None:
     d.power_cut()
     with pytest.raises(ssdlab.WorkloadError, match="power_on"):
         d.submit("read", 0, PAGE)
-    # nor does an off drive trim or sanitize: what it holds stays for the rebuild
-    for off_limits in (lambda: d.trim(0, PAGE), d.sanitize):
+    # nor does an off drive trim, sanitize or lose power again: what it holds stays for the rebuild
+    for off_limits in (lambda: d.trim(0, PAGE), d.sanitize, d.power_cut):
         with pytest.raises(ssdlab.WorkloadError, match="power_on"):
             off_limits()
     before = d.now_ns
