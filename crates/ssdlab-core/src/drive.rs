@@ -85,7 +85,8 @@ pub struct PowerCutReport {
     /// Acknowledged data in 4 KiB slots that was only in the volatile write buffer: lost without flush.
     pub at_risk_slots: u64,
     /// Commands submitted and not yet completed: never completed (their writes may or may not have
-    /// reached flash; with data on, those that did not read back their old data).
+    /// reached flash; with data on, those that did not read back their old data). Those that completed
+    /// before the cut, polled or not, are not among them.
     pub commands_dropped: u64,
     /// With data on and no flush: the LPNs whose latest write was lost and that now read their last
     /// version on flash (or zeros), sorted.
@@ -139,6 +140,16 @@ impl PendingCompletions {
 
     fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    /// Drop the commands that complete after `now` (a power cut: they never will) and return how many;
+    /// those already due stay, posted to the host's completion queue before the power went.
+    fn drop_after(&mut self, now: Ns) -> u64 {
+        let before = self.heap.len();
+        let (due, dropped): (Vec<_>, Vec<_>) = self.heap.drain().partition(|Reverse((t, _, _))| *t <= now);
+        self.free.extend(dropped.iter().map(|Reverse((_, _, slot))| *slot));
+        self.heap = due.into_iter().collect();
+        (before - self.heap.len()) as u64
     }
 }
 
@@ -491,9 +502,10 @@ impl Drive {
         let end = self.ctl.power_cut(now, pln, &self.cfg);
         let flush_energy_j =
             if pln { self.power.energy_j(end, &self.op_totals()) - energy_before } else { 0.0 };
-        let commands_dropped = self.pending.len() as u64;
-        self.pending = PendingCompletions::default();
-        self.read_payloads.clear();
+        let commands_dropped = self.pending.drop_after(now);
+        // the data of reads that completed before the cut is in host memory with their completions
+        let pending = &self.pending;
+        self.read_payloads.retain(|id, _| pending.time_of(*id).is_some());
         self.queue = DeviceQueue::new(self.cfg.link.queue_depth_limit);
         self.host.unsafe_shutdowns += 1;
         if !flushed {

@@ -260,3 +260,18 @@ fn an_interrupted_upper_page_program_corrupts_its_lower_page_and_a_flush_keeps_i
     d.power_on();
     assert_eq!(version_read(&mut d, 0), Some(1));
 }
+
+#[test]
+fn a_command_that_completed_before_the_cut_is_not_dropped_and_can_still_be_polled() {
+    // one write completes (its completion posted, not yet polled); one is still in flight at the cut
+    let mut d = small();
+    let first = d.submit(Command::new(Op::Write, 0, PAGE)).unwrap();
+    let due = d.advance_to_next_completion().unwrap();
+    let later = d.submit(Command::new(Op::Write, PAGE, 64 * PAGE)).unwrap();
+    assert!(d.completion_ns(later).unwrap() > due);
+    let cut = d.power_cut(false);
+    assert_eq!(cut.commands_dropped, 1, "only the one still in flight: {cut:?}");
+    let c = d.poll().expect("the first write's completion is in host memory");
+    assert_eq!(c.id, first);
+    assert!(d.poll().is_none());
+}
