@@ -246,6 +246,13 @@ def test_cli_sweep_writes_an_html_report_with_the_sensitivity_plot(tmp_path: Pat
     text = html.read_text(encoding="utf-8")
     assert text.count('<img src="data:image/png;base64,') == 1
     assert "<caption>Sweep tr.toml: 2 points</caption>" in text
+    # a parameter added later: the earlier points have no value for it, shown as "-", not "None"
+    params = '[parameters]\n"nand.tR_us" = [40, 80]\n"workload.iodepth" = [4, 8]\n'
+    path.write_text(textwrap.dedent(HEAD + params + WORKLOAD))
+    run = ssdlab_cli("sweep", str(path), "--workers", "1", "--out", str(tmp_path / "tr.parquet"))
+    assert run.returncode == 0, run.stderr
+    text = html.read_text(encoding="utf-8")
+    assert "None" not in text and ">-</td>" in text
 
 
 def test_the_cluster_starts_while_the_usual_dashboard_port_is_taken() -> None:

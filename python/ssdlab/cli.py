@@ -912,15 +912,19 @@ def _sweep_report(spec: Path, out: Path, pngs: list[Path], max_rows: int = 500) 
     ]
     table = sw.read_results(out)
     rows = [] if table is None else table.to_pylist()
-    keep = [c for c in (table.column_names if table is not None else []) if c not in ("key",)]
+    # (a point's index is its place in the spec that ran it: after the spec changes, not an identity)
+    keep = [c for c in (table.column_names if table is not None else []) if c not in ("key", "index")]
     t = Table(
         title=f"Sweep {spec.name}: {len(rows)} points"
         + (f" (first {max_rows} shown)" if len(rows) > max_rows else "")
     )
     for c in keep:
         t.add_column(c, justify="right")
+    def cell(v: object) -> str:  # a column an earlier spec did not have is empty in its rows
+        return "-" if v is None else f"{v:,.4g}" if isinstance(v, float) else str(v)
+
     for r in rows[:max_rows]:
-        t.add_row(*(f"{v:,.4g}" if isinstance(v, float) else str(v) for v in (r[c] for c in keep)))
+        t.add_row(*(cell(r[c]) for c in keep))
     path = out.parent / f"{out.name.removesuffix('.parquet')}.html"
     return rp.write_entries(
         [], path, title=f"ssdlab sweep {spec.name}", lead_tables=[t], lead_figures=figures
