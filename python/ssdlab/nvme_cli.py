@@ -117,7 +117,7 @@ def _save(state: Path, recipe: dict[str, Any]) -> None:
     try:
         state.write_text(json.dumps(recipe, indent=1) + "\n", encoding="utf-8")
     except OSError as e:
-        raise config_error("--state", f"cannot write the state file: {e.strerror}", state) from None
+        raise config_error("--state", f"cannot write the state file: {e.strerror or e}", state) from None
 
 
 def _build(recipe: dict[str, Any]) -> Controller:
