@@ -920,6 +920,7 @@ def _sweep_report(spec: Path, out: Path, pngs: list[Path], max_rows: int = 500) 
     )
     for c in keep:
         t.add_column(c, justify="right")
+
     def cell(v: object) -> str:  # a column an earlier spec did not have is empty in its rows
         return "-" if v is None else f"{v:,.4g}" if isinstance(v, float) else str(v)
 

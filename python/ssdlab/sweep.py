@@ -390,9 +390,9 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
 
 
 def _check_points(spec: Spec) -> None:
-    """Build the drive and the workloads of the first point, so that a bad path or field fails now, not in
-    a worker; then check every point's workload fits its drive (a swept size or capacity can make one not
-    fit). The problem is named as the spec names it."""
+    """Build the workloads of the first point and every point's drive, so that a bad path or field fails
+    now, not in a worker; and check every point's workload fits its drive (a swept size or capacity can
+    make one not fit). The problem is named as the spec names it."""
     from ssdlab.drive import Drive
     from ssdlab.errors import ConfigError
 
@@ -403,13 +403,7 @@ def _check_points(spec: Spec) -> None:
         except WorkloadError as e:
             first = e.errors()[0]
             raise _bad(f"workloads.{p.workload_name}.{first.path}", first.message, first.value) from None
-        try:
-            Drive.from_toml_str(p.drive_toml, set=p.overrides, capacity_gb=p.capacity_gb)
-        except ConfigError as e:
-            first = e.errors()[0]
-            where = "sweep.set" if first.path in spec.fixed else "parameters"
-            raise _bad(f"{where}.{first.path}", first.message, first.value) from None
-    capacity: dict[str, int] = {}
+    capacity: dict[str, int] = {}  # each distinct drive is built once
     for p in points:
         key = json.dumps([p.drive_toml, p.overrides, p.capacity_gb], sort_keys=True, default=str)
         if key not in capacity:
@@ -417,8 +411,9 @@ def _check_points(spec: Spec) -> None:
                 d = Drive.from_toml_str(p.drive_toml, set=p.overrides, capacity_gb=p.capacity_gb)
             except ConfigError as e:
                 first = e.errors()[0]
-                where = f"parameters.{first.path}"
-                raise _bad(where, f"point {p.index}: {first.message}", first.value) from None
+                where = "sweep.set" if first.path in spec.fixed else "parameters"
+                what = first.message if p.index < len(spec.workloads) else f"point {p.index}: {first.message}"
+                raise _bad(f"{where}.{first.path}", what, first.value) from None
             capacity[key] = d.capacity_bytes
         w = Workload(**p.workload)
         end = parse_size(w.offset, "offset") + parse_size(w.size, "size") if w.size else 0
