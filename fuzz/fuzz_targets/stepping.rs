@@ -84,7 +84,7 @@ fuzz_target!(|calls: Vec<Call>| {
             Call::Idle { ms } => d.idle(u64::from(ms) * 1_000_000),
             Call::PowerCut { pln } => {
                 if !d.powered_off() {
-                    let r = d.power_cut(pln);
+                    let r = d.power_cut(pln).expect("the drive is on");
                     exact &= r.lost_lpns.is_empty();
                 }
             }
@@ -115,7 +115,9 @@ fuzz_target!(|calls: Vec<Call>| {
             }
         }
     }
-    d.power_cut(true);
+    if !d.powered_off() {
+        d.power_cut(true).expect("the drive is on");
+    }
     d.power_on();
     if exact {
         for (&p, &v) in expect.iter().take(64) {

@@ -472,7 +472,9 @@ impl Drive {
     /// data stays mapped but reads back failing its check (a data integrity error), and is reported lost.
     ///
     /// Not modelled: lost trims, and the map journal's own unwritten tail (the map is rebuilt whole).
-    pub fn power_cut(&mut self, pln: bool) -> PowerCutReport {
+    pub fn power_cut(&mut self, pln: bool) -> Result<PowerCutReport, SimError> {
+        // a second cut would report the first one's losses again, as if new
+        self.check_on("power cut")?;
         let now = self.now;
         self.background_until(now);
         let paired = if pln { Vec::new() } else { self.ctl.paired_at_risk(now) };
@@ -512,7 +514,7 @@ impl Drive {
             self.host.power_loss_lost_slots += at_risk_slots;
         }
         self.powered_off = true;
-        PowerCutReport {
+        Ok(PowerCutReport {
             at_ns: now,
             flushed,
             flush_ns: end - now,
@@ -520,7 +522,7 @@ impl Drive {
             at_risk_slots,
             commands_dropped,
             lost_lpns,
-        }
+        })
     }
 
     /// Power returns now: the FTL rebuilds its map from flash (see `Controller::rebuild_map`), the clock

@@ -112,7 +112,7 @@ proptest! {
     fn with_the_power_loss_notification_every_write_reads_back(steps in proptest::collection::vec(step(), 1..300)) {
         let mut d = small();
         let host = play(&mut d, &steps);
-        let report = d.power_cut(true);
+        let report = d.power_cut(true).unwrap();
         prop_assert!(report.flushed && report.lost_lpns.is_empty());
         d.power_on();
         for (&lpn, &v) in &host.last {
@@ -124,7 +124,7 @@ proptest! {
     fn without_it_only_declared_writes_are_lost_and_durable_ones_never(steps in proptest::collection::vec(step(), 1..300)) {
         let mut d = small();
         let host = play(&mut d, &steps);
-        let report = d.power_cut(false);
+        let report = d.power_cut(false).unwrap();
         d.power_on();
         for (&lpn, &v) in &host.last {
             let read = version_read(&mut d, lpn);
@@ -152,7 +152,7 @@ fn a_cut_right_after_buffered_writes_loses_them_and_the_notification_saves_them(
     };
     let mut d = small();
     writes(&mut d);
-    let cut = d.power_cut(false);
+    let cut = d.power_cut(false).unwrap();
     assert_eq!(cut.at_risk_slots, 8, "8 acknowledged pages sat in a program unit being filled");
     assert_eq!(cut.lost_lpns, (0..8).collect::<Vec<u32>>());
     assert_eq!(version_read(&mut d, 3), None, "never on flash: reads zeros");
@@ -161,7 +161,7 @@ fn a_cut_right_after_buffered_writes_loses_them_and_the_notification_saves_them(
 
     let mut d = small();
     writes(&mut d);
-    let cut = d.power_cut(true);
+    let cut = d.power_cut(true).unwrap();
     assert!(cut.flushed && cut.flush_ns > 0 && cut.flush_energy_j > 0.0, "{cut:?}");
     // the padded unit's program: at least one tPROG of the block's mode
     assert!(cut.flush_ns >= 200_000, "{cut:?}");
@@ -174,7 +174,7 @@ fn the_map_rebuild_reads_what_is_on_flash_and_the_drive_refuses_commands_until_t
     let mut d = small();
     let cap = d.capacity_bytes();
     fill(&mut d, cap);
-    d.power_cut(true);
+    d.power_cut(true).unwrap();
     let e = d.submit(Command::new(Op::Read, 0, PAGE)).unwrap_err();
     assert!(e.to_string().contains("power_on"), "{e}");
     let before = d.now_ns();
@@ -214,7 +214,7 @@ fn an_interrupted_upper_page_program_corrupts_its_lower_page_and_a_flush_keeps_i
     write_all(&mut d, 0..dies * unit);
     d.idle(10_000_000); // every lower page on flash
     write_all(&mut d, dies * unit..(dies + 1) * unit);
-    let cut = d.power_cut(false);
+    let cut = d.power_cut(false).unwrap();
     let upper: Vec<u32> = (dies * unit..(dies + 1) * unit).map(|l| l as u32).collect();
     let lower: Vec<u32> = (0..unit as u32).collect();
     assert_eq!(
@@ -238,7 +238,7 @@ fn an_interrupted_upper_page_program_corrupts_its_lower_page_and_a_flush_keeps_i
     write_all(&mut d, 0..dies * unit);
     d.idle(10_000_000);
     write_all(&mut d, dies * unit..(dies + 1) * unit);
-    assert!(d.power_cut(true).lost_lpns.is_empty());
+    assert!(d.power_cut(true).unwrap().lost_lpns.is_empty());
 
     // A flush pads die 0's word line with an empty upper page: the next host unit on die 0 starts a new
     // word line, so a cut while it programs leaves the flushed data alone (without the padding it would
@@ -250,7 +250,7 @@ fn an_interrupted_upper_page_program_corrupts_its_lower_page_and_a_flush_keeps_i
         while d.poll().is_some() {}
     }
     write_all(&mut d, unit..(dies + 1) * unit); // dies 1.. page 0, then die 0 once more
-    let cut = d.power_cut(false);
+    let cut = d.power_cut(false).unwrap();
     assert!(!cut.lost_lpns.is_empty(), "units were programming");
     assert!(
         cut.lost_lpns.iter().all(|&l| l >= unit as u32),
@@ -269,7 +269,7 @@ fn a_command_that_completed_before_the_cut_is_not_dropped_and_can_still_be_polle
     let due = d.advance_to_next_completion().unwrap();
     let later = d.submit(Command::new(Op::Write, PAGE, 64 * PAGE)).unwrap();
     assert!(d.completion_ns(later).unwrap() > due);
-    let cut = d.power_cut(false);
+    let cut = d.power_cut(false).unwrap();
     assert_eq!(cut.commands_dropped, 1, "only the one still in flight: {cut:?}");
     let c = d.poll().expect("the first write's completion is in host memory");
     assert_eq!(c.id, first);

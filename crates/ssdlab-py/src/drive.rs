@@ -100,16 +100,7 @@ impl NativeDrive {
     #[allow(clippy::type_complexity)]
     fn power_cut(slf: &Bound<'_, Self>, pln: bool) -> PyResult<(u64, bool, u64, f64, u64, u64, Vec<u32>)> {
         let mut this = borrow_mut(slf)?;
-        if this.drive.powered_off() {
-            // a second cut would report the first one's losses again, as if new
-            return Err(workload_error(
-                slf.py(),
-                "the drive is already off: power_on() first",
-                "power",
-                "cut",
-            ));
-        }
-        let r = guarded(|| this.drive.power_cut(pln))?;
+        let r = guarded(|| this.drive.power_cut(pln))?.map_err(|e| to_py(slf.py(), e))?;
         Ok((
             r.at_ns,
             r.flushed,
