@@ -25,7 +25,6 @@ import sys
 import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,10 +36,10 @@ from rich.table import Table
 from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
 from ssdlab import calibrate as cal
+from ssdlab._cli_options import DriveOpt, JsonOpt, PresetOpt, ScaleOpt, SetOpt, open_drive
 from ssdlab._core import version
 from ssdlab.drive import Drive
 from ssdlab.errors import (
-    ConfigError,
     InputError,
     SimulationError,
     SsdlabError,
@@ -72,49 +71,11 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-PresetOpt = Annotated[
-    str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
-]
-DriveOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--drive",
-        "-d",
-        help='Drive TOML file: complete (as `ssdlab show` prints), or `base = "PRESET"` and what differs.',
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", "-s", help="Override a parameter by its TOML path, PATH=VALUE (repeatable)."),
-]
-ScaleOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--scale-capacity-gb",
-        help="Scale the drive down to this user capacity: same dies, proportionally fewer blocks, the same "
-        "over-provisioning, so it fills and garbage-collects like the full drive, sooner.",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams.")]
 
 # Piped to a file, a table need not fit 80 columns: wide enough not to wrap the headers.
 stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 stderr = Console(stderr=True)
-
-
-def _drive(
-    preset: str | None, drive_file: Path | None, overrides: list[str] | None, capacity_gb: float | None = None
-) -> Drive:
-    if preset is not None and drive_file is not None:
-        raise config_error("--drive", "give --preset or --drive, not both", "")
-    try:
-        if drive_file is not None:
-            return Drive.from_toml(drive_file, set=overrides, capacity_gb=capacity_gb)
-        return Drive.from_preset(preset or DEFAULT_PRESET, set=overrides, capacity_gb=capacity_gb)
-    except ConfigError as e:  # the option's name, as the user typed it
-        named = [replace(p, path="--scale-capacity-gb") if p.path == "capacity_gb" else p for p in e.errors()]
-        raise ConfigError(named) from None
 
 
 @contextmanager
@@ -164,7 +125,7 @@ def show(
 ) -> None:
     """Print a drive's full parameter set as TOML that --drive FILE loads back."""
     # Plain print: the TOML must come out byte for byte, with no rich markup or wrapping.
-    print(_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
+    print(open_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
 
 
 def _suites_help() -> str:
@@ -243,7 +204,7 @@ def run(
         for name, given in only:
             if given:
                 raise workload_error(name, "applies only with --target PATH", given)
-        drive: Drive | Target = _drive(preset, drive_file, set_, scale_capacity_gb)
+        drive: Drive | Target = open_drive(preset, drive_file, set_, scale_capacity_gb)
     else:
         if s.simulated_only is not None:
             raise workload_error(
@@ -481,7 +442,7 @@ def workload(
         seed=seed,
         interval=interval,
     )
-    drive = _drive(preset, drive_file, set_, scale_capacity_gb)
+    drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
         if prefill:
             fill = prefill_workload(w)
@@ -523,7 +484,7 @@ def replay(
 ) -> None:
     """Replay a block trace (fio iolog, blkparse, MSR Cambridge, SPC, csv) on a drive, streamed, and print
     what a workload prints."""
-    drive = _drive(preset, drive_file, set_)
+    drive = open_drive(preset, drive_file, set_)
     what = f"replay on {drive.name}"
     with _progress(not json_, what) as progress:
         res = drive.replay(
@@ -827,8 +788,6 @@ def serve(
     from ssdlab.serve import export_namespace, nbdkit_command
     from ssdlab.serve import serve as run_nbdkit
 
-    if preset is not None and drive_file is not None:
-        raise config_error("--drive", "give --preset or --drive, not both", "")
     if state is not None:
         if preset is not None or drive_file is not None or set_ or scale_capacity_gb is not None:
             raise config_error(
@@ -841,7 +800,7 @@ def serve(
     elif nsid is not None:
         raise config_error("--namespace-id", "is for a drive with namespaces: give --state too", nsid)
     else:
-        _drive(preset, drive_file, set_, scale_capacity_gb)  # bad parameters fail here, with exit 2
+        open_drive(preset, drive_file, set_, scale_capacity_gb)  # bad parameters fail here, with exit 2
     cmd = nbdkit_command(
         preset,
         set_ or [],
@@ -958,7 +917,7 @@ def fio(
         )
     try:
         jobfile = load_jobs(jobs or [])
-        drive = _drive(preset, drive_file, set_)
+        drive = open_drive(preset, drive_file, set_)
         with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
             step = None if progress is None else (lambda f: progress(f, f"fio on {drive.name}"))
             run_ = run_jobfile(drive, jobfile, step)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from ssdlab._core import NativeDrive
 from ssdlab.counters import Counters
 from ssdlab.errors import ConfigError, config_error, read_text_file, workload_error
-from ssdlab.presets import read_preset, resolve_base
+from ssdlab.presets import DEFAULT_PRESET, read_preset, resolve_base
 from ssdlab.result import Result
 from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
@@ -195,6 +195,38 @@ class Drive:
         """
         text = read_preset(name)
         drive = cls(_native(text, _scaled(text, capacity_gb, set), f"preset {name}.toml"))
+        if data:
+            drive.enable_data()
+        return drive
+
+    @classmethod
+    def open(
+        cls,
+        preset: str | None = None,
+        drive_file: str | PathLike[str] | None = None,
+        set: Overrides = None,
+        capacity_gb: float | None = None,
+        data: bool = False,
+    ) -> Drive:
+        """A preset or a drive TOML file (not both; neither: :data:`ssdlab.presets.DEFAULT_PRESET`), as the
+        command line's ``--preset``/``--drive`` give it; ``set``, ``capacity_gb`` and ``data`` as for
+        :meth:`from_preset`.
+
+        Examples
+        --------
+        >>> Drive.open(capacity_gb=64).name, Drive.open("sn520-128gb").name
+        ('bg4-1tb', 'sn520-128gb')
+        >>> try:
+        ...     Drive.open("bg4-1tb", "my.toml")
+        ... except ConfigError as e:
+        ...     print(e.errors()[0].path)
+        drive_file
+        """
+        if preset is not None and drive_file is not None:
+            raise config_error("drive_file", "give a preset or a drive file, not both", drive_file)
+        if drive_file is None:
+            return cls.from_preset(preset or DEFAULT_PRESET, set=set, capacity_gb=capacity_gb, data=data)
+        drive = cls.from_toml(drive_file, set=set, capacity_gb=capacity_gb)
         if data:
             drive.enable_data()
         return drive

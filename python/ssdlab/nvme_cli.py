@@ -36,10 +36,9 @@ from typing import Annotated, Any
 
 import typer
 
-from ssdlab.drive import Drive
+from ssdlab._cli_options import DriveOpt, JsonOpt, PresetOpt, ScaleOpt, SetOpt, open_drive
 from ssdlab.errors import ConfigError, InputError, config_error
 from ssdlab.nvme import FEATURES, SANITIZE_ACTIONS, CommandError, Controller
-from ssdlab.presets import DEFAULT_PRESET
 
 __all__ = ["load_state", "nvme_app"]
 
@@ -79,11 +78,6 @@ StateOpt = Annotated[
         "--state", help="State file: made with the drive options the first time, then the drive it holds."
     ),
 ]
-PresetOpt = Annotated[str | None, typer.Option("--preset", "-p", help="Built-in drive preset.")]
-DriveOpt = Annotated[Path | None, typer.Option("--drive", "-d", help="Drive TOML file.")]
-SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="PATH=VALUE override (repeatable).")]
-ScaleOpt = Annotated[float | None, typer.Option("--scale-capacity-gb", help="Scale the drive down.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 NsidOpt = Annotated[int, typer.Option("--namespace-id", "-n", help="Namespace ID.")]
 
 
@@ -121,15 +115,15 @@ def _save(state: Path, recipe: dict[str, Any]) -> None:
 
 
 def _build(recipe: dict[str, Any]) -> Controller:
-    sets, scale = recipe.get("set") or [], recipe.get("scale_capacity_gb")
+    drive_file = recipe.get("drive_file")
     try:
-        if recipe.get("drive_file"):
-            drive = Drive.from_toml(recipe["drive_file"], set=sets, capacity_gb=scale)
-            drive.enable_data()
-        else:
-            drive = Drive.from_preset(
-                recipe.get("preset") or DEFAULT_PRESET, set=sets, capacity_gb=scale, data=True
-            )
+        drive = open_drive(
+            recipe.get("preset"),
+            Path(drive_file) if drive_file else None,
+            recipe.get("set") or [],
+            recipe.get("scale_capacity_gb"),
+            data=True,
+        )
     except ConfigError as e:
         raise _named(e) from None
     return Controller(drive)
@@ -167,8 +161,6 @@ def _session(
     sets: list[str] | None,
     scale: float | None,
 ) -> _Session:
-    if preset is not None and drive_file is not None:
-        raise config_error("--drive", "give --preset or --drive, not both", "")
     given = preset is not None or drive_file is not None or sets or scale is not None
     if state is not None and state.exists():
         if given:

@@ -32,6 +32,7 @@ from ssdlab.counters import Counters
 from ssdlab.drive import Completion
 from ssdlab.errors import config_error
 from ssdlab.nvme import SANITIZE_IN_PROGRESS, Controller
+from ssdlab.presets import DEFAULT_PRESET
 
 PLUGIN = Path(__file__).with_name("nbd_plugin.py")
 PACES = ("realtime", "free")
@@ -70,7 +71,7 @@ def nbdkit_command(
     if state is not None:
         cmd += [f"state={state}", f"namespace={namespace}"]
     else:
-        cmd += [f"toml={toml}"] if toml else [f"preset={preset or 'bg4-1tb'}"]
+        cmd += [f"toml={toml}"] if toml else [f"preset={preset or DEFAULT_PRESET}"]
         cmd += [f"set={o}" for o in overrides]
         if capacity_gb is not None:
             cmd += [f"capacity_gb={capacity_gb}"]

@@ -68,12 +68,8 @@ def _export() -> Any:
     overrides = {k: v for k, v in sets}
     cap = _keys.get("capacity_gb")
     capacity_gb = float(cap[0]) if cap else None
-    if "toml" in _keys:
-        drive = Drive.from_toml(_keys["toml"][0], set=overrides, capacity_gb=capacity_gb)
-    else:
-        drive = Drive.from_preset(_keys.get("preset", ["bg4-1tb"])[0], set=overrides, capacity_gb=capacity_gb)
-    drive.enable_data()
-    return drive
+    preset, toml = _keys.get("preset", [None])[0], _keys.get("toml", [None])[0]
+    return Drive.open(preset, toml, set=overrides, capacity_gb=capacity_gb, data=True)
 
 
 def config_complete() -> None:
