@@ -13,6 +13,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -202,6 +203,7 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
         text=True,
         env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     storage = f"sqlite:///{study}"
     deadline = time.monotonic() + 120
@@ -217,7 +219,7 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
                     (completed,) = db.execute(query).fetchone()
             except sqlite3.Error:  # created, no tables in it yet
                 pass
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole group: the command and its workers
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.strip() == "interrupted", "no traceback, no worker noise"
@@ -263,10 +265,11 @@ def test_write_puts_the_fit_and_its_provenance_into_a_copy_that_still_resolves(t
     )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    assert doc["written"] == [str(copy)], "a drive file outside the package: only it is written"
+    moved = [k for k in doc["after"] if doc["after"][k] != doc["before"][k]]
+    assert doc["written"] == ([str(copy)] if moved else []), "a file outside the package: only it is written"
     text = copy.read_text(encoding="utf-8")
     notes = [line for line in text.splitlines() if line.startswith("# fitted by ssdlab calibrate")]
-    assert len(notes) == 3
+    assert len(notes) == len(moved), "a note above each value the fit moved, none above the others"
     for note in notes:
         assert "bg4-128gb.fill.curve, bg4-128gb.fill.slc_cache_GB" in note
         assert f"error {doc['error_before_pct']:.1f}% -> {doc['error_after_pct']:.1f}%" in note
@@ -318,6 +321,32 @@ def test_write_changes_the_file_of_the_chain_that_sets_each_value(tmp_path: Path
     assert family.read_text(encoding="utf-8").count("# fitted by ssdlab calibrate") == 1
 
 
+def test_write_leaves_a_value_the_fit_did_not_move_as_it_was(tmp_path: Path) -> None:
+    drive = tmp_path / "d.toml"
+    original = "[nand]\nslc_tPROG_us = 180.0   # by hand\n[ftl.slc_cache]\ndynamic_fraction = 0.45\n"
+    drive.write_text(original, encoding="utf-8")
+    plan = dataclasses.replace(
+        cal.load_plan("bg4-128gb"),
+        free=[
+            cal.FreeParam("nand.slc_tPROG_us", 100.0, 400.0, False, 180.0),
+            cal.FreeParam("ftl.slc_cache.dynamic_fraction", 0.2, 0.8, False, 0.45),
+        ],
+        files=[drive],
+    )
+    errs = {n: cal.FigureError(n, 1.0, 1.0, "", 10.0) for n in plan.figures}
+    before = {"nand.slc_tPROG_us": 180.0, "ftl.slc_cache.dynamic_fraction": 0.45}
+
+    def outcome(after: dict[str, float | int]) -> cal.Outcome:
+        return cal.Outcome(plan, before, after, errs, errs, 1, 1, 1.0, 1.0, tmp_path / "s.sqlite")
+
+    assert cal.write_fitted(outcome(dict(before))) == [], "nothing moved: no file written"
+    assert drive.read_text(encoding="utf-8") == original
+    cal.write_fitted(outcome({**before, "ftl.slc_cache.dynamic_fraction": 0.5}))
+    text = drive.read_text(encoding="utf-8")
+    assert text.count("# fitted by ssdlab calibrate") == 1
+    assert "slc_tPROG_us = 180.0   # by hand\n" in text and "dynamic_fraction = 0.5" in text
+
+
 @pytest.mark.parametrize(
     ("args", "table", "named"),
     [
@@ -329,6 +358,12 @@ def test_write_changes_the_file_of_the_chain_that_sets_each_value(tmp_path: Path
             'calibration.free."nand.slc_tPROG"',
         ),
         (["{file}"], '[calibration.free]\n"nand.slc_tPROG_us" = [400.0, 100.0]\n', "[400, 100]"),
+        (  # bg4-128gb's 180 us: a fit would start from another drive than the one given
+            ["{file}"],
+            '[calibration.free]\n"nand.slc_tPROG_us" = [200.0, 400.0]\n',
+            "value 180.0 is outside the range [200.0, 400.0]",
+        ),
+        (["{file}.missing.toml"], None, "cannot read the drive file"),
         (["{file}"], '[calibration]\nfigures = ["bg4-128gb.fill.nope"]\n', "bg4-128gb.fill.nope"),
         (["{file}"], '[calibration]\nfigures = ["bg4-1tb.cdm.seq_read_MBps"]\n', "calibrate measures fill"),
         (["{file}", "--budget", "0"], "", "--budget"),
@@ -397,7 +432,17 @@ def test_a_study_of_another_calibration_or_not_sqlite_is_refused(tmp_path: Path)
     with pytest.raises(ssdlab.ConfigError) as e:
         cal.run(wider, budget=2, workers=1, study=study, processes=False)
     assert e.value.errors()[0].path == "--study"
-    assert "holds a calibration of other parameters" in str(e.value)
+    assert "holds a calibration of another drive config, other parameters" in str(e.value)
+    # another drive under the same name: its trials would be another drive's errors
+    slower = dataclasses.replace(plan, toml=plan.toml.replace("tR_us = [50.0]", "tR_us = [90.0]"))
+    assert slower.toml != plan.toml
+    with pytest.raises(ssdlab.ConfigError, match="another drive config"):
+        cal.run(slower, budget=2, workers=1, study=study, processes=False)
+    # the same drive with its free value moved (as --write leaves it) resumes the study
+    key = plan.free[0].path.rpartition(".")[2]
+    moved = re.sub(rf"(?m)^{key} = .*$", f"{key} = 222.0", plan.toml)
+    assert moved != plan.toml
+    assert cal._study_signature(dataclasses.replace(plan, toml=moved)) == cal._study_signature(plan)
     garbage = tmp_path / "not.sqlite"
     garbage.write_text("not a database\n", encoding="utf-8")
     out = ssdlab_cli("calibrate", "bg4-128gb", "--study", str(garbage))

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -68,16 +70,30 @@ def _open(workers: int | None, scheduler: str | None, processes: bool) -> Iterat
         return
     # processes: loopback TCP; threads: dask's in-process transport
     where = {"host": "127.0.0.1"} if processes else {}
-    with (
-        dask.config.set({"distributed.worker.profile.enabled": False}),  # the nannies pass it on
-        LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=processes,
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-            **where,
-        ) as cluster,
-        Client(cluster) as c,  # type: ignore[no-untyped-call]
-    ):
-        yield c
+    with dask.config.set({"distributed.worker.profile.enabled": False}):  # the nannies pass it on
+        with _sigint_ignored():
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=processes,
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+                **where,
+            )
+        with cluster, Client(cluster) as c:  # type: ignore[no-untyped-call]
+            yield c
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Worker processes started inside ignore Ctrl-C (a process inherits an ignored SIGINT and Python
+    leaves it so). The terminal sends Ctrl-C to the whole process group: each worker it stopped printed
+    its KeyboardInterrupt traceback, while the command itself stops the cluster and says "interrupted"."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)

@@ -47,6 +47,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -207,7 +208,7 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         files = _base_chain(Path(str(preset_path(preset))))
     else:
         path = Path(preset)
-        if path.suffix != ".toml" or not path.is_file():
+        if path.suffix != ".toml":
             preset_path(preset)  # raises: unknown preset, naming the available ones
         text = resolve_base(read_text_file(path, "drive file"), str(path))
         files = [path]
@@ -223,6 +224,13 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
     free = []
     for key, (low, high) in sorted(cal["free"].items()):
         current = _lookup(cfg, key)
+        if not low <= current <= high:  # the fit would start from another drive than the one given
+            raise config_error(
+                f"calibration.free.{key}",
+                f"the drive's value {current} is outside the range [{low}, {high}]: widen the range or "
+                "change the value",
+                current,
+            )
         free.append(FreeParam(key, float(low), float(high), isinstance(current, int), float(current)))
     figures, holdout = list(cal["figures"]), list(cal.get("holdout", []))
     values = {}
@@ -417,10 +425,17 @@ def _distributions(plan: Plan) -> dict[str, Any]:
 
 def _study_signature(plan: Plan) -> str:
     """What a study is for: a resumed study must fit the same parameters over the same ranges to the same
-    figures, on the same drive."""
+    figures, on the same drive: every value of its config but the free ones (which a ``--write`` moves)."""
+    cfg = tomllib.loads(plan.toml)
+    for p in plan.free:
+        section, _, key = p.path.rpartition(".")
+        table = _lookup(cfg, section) if section else cfg
+        if isinstance(table, dict):
+            table.pop(key, None)
     return json.dumps(
         {
             "drive": plan.name,
+            "config": hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest(),
             "free": {p.path: [p.low, p.high] for p in plan.free},
             "figures": plan.figures,
             "holdout": plan.holdout,
@@ -468,8 +483,8 @@ def _open_study(plan: Plan, path: Path, seed: int) -> Any:
     elif old != signature:
         raise config_error(
             "--study",
-            f"{path} holds a calibration of other parameters, ranges or figures; give another --study "
-            "file (or delete this one to start over)",
+            f"{path} holds a calibration of another drive config, other parameters, ranges or figures; "
+            "give another --study file (or delete this one to start over)",
             str(path),
         )
     return study
@@ -515,11 +530,8 @@ class Outcome:
 
 
 def _start_values(plan: Plan) -> dict[str, float | int]:
-    """The preset's current values, brought into their ranges (a value outside is clamped)."""
-    return {
-        p.path: (int(min(max(p.current, p.low), p.high)) if p.integer else min(max(p.current, p.low), p.high))
-        for p in plan.free
-    }
+    """The preset's current values (inside their ranges: :func:`load_plan` checks)."""
+    return {p.path: int(p.current) if p.integer else p.current for p in plan.free}
 
 
 def _timed_evaluate(
@@ -722,13 +734,16 @@ def write_fitted(outcome: Outcome) -> list[Path]:
 
     Each value goes to the nearest of the plan's files that sets it (else the first: the preset itself), so
     a value a family file carries is changed there, for every drive of the family. Each file is checked to
-    give back the values written.
+    give back the values written. A value the fit did not move is left as it is, comment and all: it was
+    not fitted.
     """
     plan = outcome.plan
     date = datetime.now(UTC).date().isoformat()
     names = ", ".join(plan.figures)
     by_file: dict[Path, list[FreeParam]] = {}
     for p in plan.free:
+        if p.format(outcome.after[p.path]) == p.format(outcome.before[p.path]):
+            continue
         target = next((f for f in plan.files if _file_sets(f, p.path)), plan.files[0])
         by_file.setdefault(target, []).append(p)
     for f, params in by_file.items():

@@ -571,6 +571,8 @@ def calibrate(
     )
     for path in out.written:
         stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
+    if write and not out.written:
+        stdout.print("the fit moved no value: nothing written", markup=False)
     if not write:
         stdout.print("--write puts the fitted values into the preset", markup=False)
 
