@@ -123,7 +123,7 @@ def test_run_json_prints_the_same_document(tmp_path: Path) -> None:
         (["show", "bg5-1tb"], "preset"),
         (["workload", "--bs", "4q"], "bs"),
         (["workload", "--size", "8x"], "size"),
-        (["run", "--test-size", "1q"], "test_size"),
+        (["run", "--test-size", "1q"], "--test-size"),
         (["workload", "--iodepth", "0"], "iodepth"),
         (["workload", "--rw", "randomread"], "rw"),
         (["workload", "--set", "nand.no_such_key=1"], "nand.no_such_key"),
@@ -149,3 +149,28 @@ def test_usage_errors_exit_2_without_traceback() -> None:
     out = ssdlab_cli("workload", "--iodepth", "abc")
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and "--iodepth" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "why"),
+    [
+        (["run", "--out", "{file}"], "--out", "is a file, not a folder"),
+        (["run", "--out", "/proc/nope"], "--out", "cannot make the folder"),
+        (
+            ["run", "--suite", "fill", "--scale-capacity-gb", "4", "--plot", "/proc/nope/f.png"],
+            "--plot",
+            "cannot",
+        ),
+        (["compare", "bg4-1tb", "sn520-128gb", "--suite", "cdm", "--out", "{file}"], "--out", "is a file"),
+        (["report", "{file}", "-o", "/proc/nope/r.html"], "--output", "cannot make the folder"),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(
+    tmp_path: Path, args: list[str], option: str, why: str
+) -> None:
+    file = tmp_path / "a-file"
+    file.write_text("{}", encoding="utf-8")
+    out = ssdlab_cli(*[a.replace("{file}", str(file)) for a in args])
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"error: {option}: {why}"), out.stderr
+    assert "Traceback" not in out.stderr

@@ -59,7 +59,7 @@ def test_copy_is_a_suite_and_refuses_a_file_the_drive_cannot_hold_twice(tmp_path
     assert doc["suite"] == "copy" and doc["size_bytes"] == GIB and doc["copy_s"] > 0
     bad = _ssdlab_run("--test-size", "100g", "--out", str(tmp_path))
     assert bad.returncode == 2
-    assert "test_size" in bad.stderr and "needs 214.7 GB" in bad.stderr and "Traceback" not in bad.stderr
+    assert "--test-size" in bad.stderr and "needs 214.7 GB" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_the_copy_runs_on_a_real_file_through_fio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -101,7 +101,7 @@ def test_a_target_too_small_for_the_suite_is_refused_before_anything_is_written(
     img = tmp_path / "small.img"
     refused = cli("run", "--target", str(img), "--target-size", "8m", "--keep", *SHORT, cwd=tmp_path)
     assert refused.returncode == 2
-    assert "test_size" in refused.stderr
+    assert "--test-size" in refused.stderr
     assert img.read_bytes() == bytes(8 << 20)  # created at its size, never written
 
 

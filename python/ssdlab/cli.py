@@ -25,6 +25,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,6 +45,8 @@ from ssdlab.errors import (
     SimulationError,
     SsdlabError,
     config_error,
+    output_file,
+    output_folder,
     workload_error,
 )
 from ssdlab.nvme_cli import nvme_app
@@ -76,6 +79,29 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams
 # Piped to a file, a table need not fit 80 columns: wide enough not to wrap the headers.
 stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 stderr = Console(stderr=True)
+
+
+#: The fields of :class:`SuiteOptions`, a target and a scaled drive as the options of ``run`` and ``compare``
+#: that give them: an error names what the user typed.
+_RUN_OPTIONS = {
+    "test_size": "--test-size",
+    "runs": "--runs",
+    "duration": "--duration",
+    "interval": "--interval",
+    "test_data": "--test-data",
+    "target_size": "--target-size",
+    "capacity_gb": "--scale-capacity-gb",
+}
+
+
+@contextmanager
+def _named_as_options() -> Iterator[None]:
+    """Input errors raised inside name the ``run``/``compare`` option, not the Python field."""
+    try:
+        yield
+    except InputError as e:
+        problems = [replace(p, path=_RUN_OPTIONS.get(p.path, p.path)) for p in e.errors()]
+        raise type(e)(problems) from None
 
 
 @contextmanager
@@ -133,6 +159,7 @@ def _suites_help() -> str:
 
 
 @app.command()
+@_named_as_options()
 def run(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
@@ -195,6 +222,8 @@ def run(
             raise workload_error("plot", f"suite {suite} draws no plot", suite)
         if s.plot_check is not None:
             s.plot_check()
+        output_file(plot, "--plot")
+    output_folder(out, "--out")  # before the run: it may take minutes
     if target is None:
         only: tuple[tuple[str, object], ...] = (
             ("--target-size", target_size),
@@ -290,6 +319,7 @@ def report(
     from ssdlab import report as rp
     from ssdlab import validate as v
 
+    output_file(output, "--output")
     entries = []
     rows: list[dict[str, Any]] | None = None
     for p in results:
@@ -678,6 +708,7 @@ def unmapped_read_warning(res: Result) -> str | None:
 
 
 @app.command()
+@_named_as_options()
 def compare(
     inputs: Annotated[
         list[str], typer.Argument(help="Presets, drive TOML files or saved result JSONs (results/*.json).")
@@ -707,6 +738,7 @@ def compare(
     options = SuiteOptions(
         test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
     )
+    output_folder(out, "--out")
     with _progress(not json_, "compare") as progress:
         name, ins = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)
     created = datetime.now(UTC)

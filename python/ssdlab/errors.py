@@ -20,6 +20,7 @@ nand.channels: must be 1..=64 (got 0)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +137,40 @@ def config_error(path: str, message: str, value: object) -> ConfigError:
     'preset'
     """
     return ConfigError([Problem(path, str(value), message)])
+
+
+def output_folder(path: Path, option: str) -> Path:
+    """``path`` as a folder to write results into, made now if missing (so that a run does not end, minutes
+    later, in an error it could have given at once), or a :class:`ConfigError` naming ``option`` and why.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "a-file"
+    >>> _ = f.write_text("x")
+    >>> try:
+    ...     output_folder(f, "--out")
+    ... except ConfigError as e:
+    ...     print(e)
+    --out: is a file, not a folder (got ...a-file)
+    """
+    if path.exists() and not path.is_dir():
+        raise config_error(option, "is a file, not a folder", str(path))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise config_error(option, f"cannot make the folder: {e.strerror or e}", str(path)) from None
+    if not os.access(path, os.W_OK):
+        raise config_error(option, "cannot write in this folder: permission denied", str(path))
+    return path
+
+
+def output_file(path: Path, option: str) -> Path:
+    """``path`` as a file to write, its folder made now if missing: as :func:`output_folder`."""
+    if path.is_dir():
+        raise config_error(option, "is a folder, not a file", str(path))
+    output_folder(path.parent, option)
+    return path
 
 
 def read_text_file(path: Path, what: str, error: type[InputError] = ConfigError) -> str:

@@ -160,7 +160,12 @@ def run_atto(
     if length <= 0 or length % PAGE:
         raise workload_error("test_size", f"must be a whole number of 4 KiB pages (got {length})", total)
     if length > drive.capacity_bytes:
-        raise workload_error("test_size", f"{format_size(length)} does not fit the drive", total)
+        raise workload_error(
+            "test_size",
+            f"{format_size(length)} does not fit the drive ({format_size(drive.capacity_bytes)}): give a "
+            "smaller test size",
+            total,
+        )
     for bs in sizes:
         if bs < 512 or (bs >= PAGE and bs % PAGE) or (bs < PAGE and PAGE % bs) or bs > 64 * MIB:
             raise workload_error(

@@ -397,7 +397,10 @@ def run_cdm(
         )
     if size > drive.capacity_bytes:
         raise workload_error(
-            "test_size", f"{format_size(size)} does not fit the drive ({drive.capacity_bytes} bytes)", size
+            "test_size",
+            f"{format_size(size)} does not fit the drive ({format_size(drive.capacity_bytes)}): give a "
+            "smaller test size",
+            size,
         )
     duration_ns = parse_time_ns(duration, "duration")
     warmup_ns = parse_time_ns(warmup, "warmup")
