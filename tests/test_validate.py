@@ -12,6 +12,7 @@ import pytest
 from ssdlab import validate
 from ssdlab.cli import main
 from ssdlab.presets import list_presets
+from ssdlab.report import validate_table
 from ssdlab.suites.anandtech import QDS, AnandTechResult, Outcome, QdPoint, checks
 from ssdlab.validate import Figure, Measured, Row, error_pct, parse_fitted
 
@@ -65,6 +66,13 @@ def test_a_row_carries_drive_figure_source_method_published_model_and_error(cdm_
 def test_json_rows_have_error_pct(cdm_rows: list[Row]) -> None:
     d = json.loads(json.dumps([r.to_dict() for r in cdm_rows]))
     assert set(d[0]) >= {"drive", "figure", "source", "method", "published", "model", "error_pct", "fit"}
+
+
+def test_a_quick_row_says_so_in_its_method_and_its_json(cdm_rows: list[Row]) -> None:
+    """Quick figures are not the figures: a row, its JSON and the report's table must not pass for full."""
+    assert all(r.quick and "quick" in r.method for r in cdm_rows)
+    t = validate_table([r.to_dict() for r in cdm_rows])
+    assert "QUICK" in str(t.title) and set(list(t.columns[-1].cells)) <= {"quick", "over 10%, quick"}
 
 
 def test_a_fill_curve_segment_is_a_range_row() -> None:
@@ -271,6 +279,22 @@ def test_cli_table_ends_with_the_in_sample_and_hold_out_counts(capsys: pytest.Ca
         "1 of 1 measured figures within 10% (or their check passing): in-sample 1 of 1, hold-out 0 of 0"
         in out
     )
+
+
+def test_cli_json_of_a_drive_without_figures_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["validate", "generic-tlc-dram", "--json"])
+    out = capsys.readouterr()
+    assert json.loads(out.out) == []
+    assert out.err.strip() == "generic-tlc-dram: no published figures (out of sample)"
+
+
+def test_cli_json_and_markdown_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["validate", "sn520-128gb", "--json", "--markdown"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --markdown: give --json or --markdown, not both")
 
 
 def test_cli_unknown_preset_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:

@@ -371,6 +371,8 @@ def validate(
     fitted to it) or a hold-out."""
     from ssdlab import validate as v
 
+    if json_ and markdown:
+        raise workload_error("--markdown", "give --json or --markdown, not both", "")
     if readme is not None and (quick or presets or figure or set_):
         raise workload_error(
             "--readme",
@@ -383,6 +385,12 @@ def validate(
         changed = v.update_readme(readme, rs)
         stdout.print(f"{'updated' if changed else 'unchanged'}: {readme}")
         return
+    # a preset with nothing to compare gives no row: say so (on stderr where stdout is JSON or markdown)
+    for p in presets or ():
+        if not any(r.drive == p for r in rs):
+            (stderr if json_ or markdown else stdout).print(
+                f"{p}: no published figures (out of sample)", markup=False
+            )
     if json_:
         print(json.dumps([r.to_dict() for r in rs], indent=2))
         return
@@ -408,9 +416,6 @@ def validate(
         )
     stdout.print(t)
     stdout.print(v.summary(rs), markup=False)
-    for p in presets or ():
-        if not any(r.drive == p for r in rs):
-            stdout.print(f"{p}: no published figures (out of sample)", markup=False)
     unnamed = sorted(
         {
             f"{f.file}: {f.path}"

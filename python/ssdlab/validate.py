@@ -103,6 +103,8 @@ class Row:
     passed: bool | None = None
     #: The reference file the figure is in (``bg4-1tb``, ``compact-m2-roundup``, ``starblaze``).
     reference: str = ""
+    #: Measured by the shortened methods of ``quick``: the machinery checked, not the figure.
+    quick: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -870,13 +872,14 @@ def rows(
         out.append(
             Row(
                 **base,
-                method=m.method,
+                method=m.method if not quick or "quick" in m.method else f"{m.method} [quick]",
                 model=m.model,
                 unit=m.unit,
                 error_pct=error_pct(fig.published, float(m.model)) if numeric else None,
                 fit=None if m.model is None else m.in_sample or _in_sample(fig, fitted[fig.drive]),
                 note=m.note,
                 passed=m.passed,
+                quick=quick,
             )
         )
     if progress is not None:

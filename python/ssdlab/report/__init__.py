@@ -287,7 +287,9 @@ def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -
     >>> [list(c.cells)[0] for c in t.columns][-3:]
     ['+12.0%', 'hold-out', 'over 10%']
     """
-    t = Table(title=f"Published figures against the model (error over {limit_pct:g}% marked)")
+    quick = any(r.get("quick") for r in rows)
+    title = f"Published figures against the model (error over {limit_pct:g}% marked)"
+    t = Table(title=title + (" - QUICK runs marked: the machinery checked, not the figures" if quick else ""))
     for col in ("drive", "figure", "source", "published", "model", "unit", "error", "sample", "mark"):
         t.add_column(col, justify="right" if col in ("published", "model", "error") else "left")
     for r in rows:
@@ -304,7 +306,9 @@ def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -
             str(r.get("unit", "")),
             "-" if not isinstance(err, int | float) else f"{err:+.1f}%",
             sample,
-            f"over {limit_pct:g}%" if over else "",
+            ", ".join(
+                m for m in (f"over {limit_pct:g}%" if over else "", "quick" if r.get("quick") else "") if m
+            ),
         )
     return t
 
