@@ -87,6 +87,35 @@ def test_results_of_another_suite_are_refused_naming_the_file(tmp_path: Path) ->
     assert "cdm8 result" in str(e.value)
 
 
+def test_run_options_with_saved_results_only_are_refused(tmp_path: Path) -> None:
+    """Nothing runs, so an option for a run would be silently ignored."""
+    a, b = _save(tmp_path, "a", _cdm("generic-tlc-dram")), _save(tmp_path, "b", _cdm("generic-tlc-dram"))
+    load_inputs([str(a), str(b)], options=SuiteOptions(seed=7))  # the seed: every run takes one
+    for kw, option in (
+        ({"options": SuiteOptions(test_size="1g")}, "--test-size"),
+        ({"set": ["nand.tR_us=5"]}, "--set"),
+        ({"capacity_gb": 8.0}, "--scale-capacity-gb"),
+    ):
+        with pytest.raises(ssdlab.WorkloadError) as e:
+            load_inputs([str(a), str(b)], **kw)  # type: ignore[arg-type]
+        assert e.value.field == option and "every input is a saved result" in str(e.value)
+
+
+def test_inputs_run_under_other_conditions_are_flagged(tmp_path: Path) -> None:
+    a = _cdm("generic-tlc-dram")
+    b = {**a, "test_size": 4 * a["test_size"], "seed": 9}
+    c = compare([("a", a), ("b", b)])
+    assert c.mismatches() == ["seed: 1 vs 9", f"test_size: {a['test_size']} vs {4 * a['test_size']}"]
+    inputs = c.to_dict()["inputs"]
+    assert [i["test_size"] for i in inputs] == [a["test_size"], b["test_size"]]  # type: ignore[index]
+    assert compare([("a", a), ("a again", a)]).mismatches() == []
+    run = ssdlab_cli(
+        "compare", str(_save(tmp_path, "a", a)), str(_save(tmp_path, "b", b)), "--out", str(tmp_path)
+    )
+    assert run.returncode == 0, run.stderr
+    assert "note: the inputs ran under different conditions (seed: 1 vs 9; test_size:" in run.stdout
+
+
 def test_a_fresh_run_and_a_saved_result_go_the_same_way(tmp_path: Path) -> None:
     saved = _save(tmp_path, "saved", _fill("generic-tlc-dram"))
     suite, ins = load_inputs(

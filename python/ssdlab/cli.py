@@ -771,6 +771,14 @@ def compare(
         rp.write_entries(entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table()])
     )
     console = stderr if json_ else stdout
+    if mismatched := c.mismatches():
+        console.print(
+            "note: the inputs ran under different conditions (" + "; ".join(mismatched) + "): their figures "
+            "may differ for that, not for the drives",
+            style="yellow",
+            markup=False,
+            soft_wrap=True,
+        )
     if json_:
         print(json.dumps(doc, indent=2))
     else:

@@ -68,6 +68,24 @@ class Row:
         ]
 
 
+#: The keys of a result that say how it was run (not what it measured): compared inputs should share them.
+CONDITIONS = (
+    "ssdlab_version",
+    "seed",
+    "test_size",
+    "runs",
+    "duration_s",
+    "interval_s",
+    "warmup_s",
+    "test_data",
+    "max_gb",
+    "runtime_s",
+    "random_fraction",
+    "scaled_down",
+    "size_bytes",
+)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The table ``ssdlab compare`` prints and saves."""
@@ -78,11 +96,38 @@ class Comparison:
     rows: list[Row]
     docs: list[dict[str, Any]]
 
+    def conditions(self) -> list[dict[str, Any]]:
+        """What each input ran under (:data:`CONDITIONS` its result records): seed, version, test size..."""
+        return [{k: doc[k] for k in CONDITIONS if k in doc} for doc in self.docs]
+
+    def mismatches(self) -> list[str]:
+        """The conditions that differ between the inputs, as ``key: a vs b``: their figures may differ for
+        that reason, not for the drive.
+
+        Examples
+        --------
+        >>> c = compare([("a", {"suite": "fill", "seed": 1}), ("b", {"suite": "fill", "seed": 2})])
+        >>> c.mismatches()
+        ['seed: 1 vs 2']
+        """
+        conds = self.conditions()
+        keys = dict.fromkeys(k for c in conds for k in c)
+        return [
+            f"{k}: {' vs '.join(str(c.get(k, '-')) for c in conds)}"
+            for k in keys
+            if len({json.dumps(c.get(k)) for c in conds}) > 1
+        ]
+
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: the inputs, and per figure the values and differences."""
+        """JSON-ready: the inputs (with the conditions each ran under), and per figure the values and
+        differences."""
         return {
             "suite": self.suite,
-            "inputs": [{"label": lb, "preset": p} for lb, p in zip(self.labels, self.presets, strict=True)],
+            "inputs": [
+                {"label": lb, "preset": p, **cond}
+                for lb, p, cond in zip(self.labels, self.presets, self.conditions(), strict=True)
+            ],
+            "mismatched_conditions": self.mismatches(),
             "figures": [
                 {
                     "name": r.name,
@@ -212,6 +257,14 @@ def load_inputs(
                 arg,
             )
     to_run = [a for a, k in zip(args, kinds, strict=True) if k != "result"]
+    if not to_run:  # saved results only: an option for a run would be silently ignored
+        opts = options or SuiteOptions()
+        unused = [f"--{k.replace('_', '-')}" for k in sorted(opts.given())]
+        unused += ["--set"] * bool(set) + ["--scale-capacity-gb"] * (capacity_gb is not None)
+        if unused:
+            raise workload_error(
+                unused[0], "every input is a saved result: nothing runs, so drop this option", ""
+            )
     if to_run and suite is None and expected is None:
         raise workload_error("--suite", "needed to run the drives given (presets or TOML files)", "")
     run_suite = suites.get(suite if suite is not None else str(expected))
