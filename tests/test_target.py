@@ -71,20 +71,18 @@ def test_an_existing_file_is_refused_without_destroy_data(tmp_path: Path) -> Non
     assert refused.returncode == 2
     assert "--destroy-data" in refused.stderr and "Traceback" not in refused.stderr
     assert img.read_bytes() == b"precious" * 4096
-    done = cli(
-        "run",
-        "--target",
-        str(img),
-        "--target-size",
-        "32m",
-        "--destroy-data",
-        *SHORT,
-        "--out",
-        "r",
-        cwd=tmp_path,
+    # its size is its own: a --target-size would be ignored (it was used, and the file grew to it)
+    sized = cli("run", "--target", str(img), "--target-size", "32m", "--destroy-data", *SHORT, cwd=tmp_path)
+    assert sized.returncode == 2 and sized.stderr.startswith(
+        "error: --target-size: is the size of a new file"
     )
+    tiny = cli("run", "--target", str(img), "--destroy-data", *SHORT, cwd=tmp_path)
+    assert tiny.returncode == 2 and "at least 1 MiB" in tiny.stderr, tiny.stderr
+    assert img.read_bytes() == b"precious" * 4096
+    img.write_bytes(b"precious" * (4 << 20))  # 32 MiB
+    done = cli("run", "--target", str(img), "--destroy-data", *SHORT, "--out", "r", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert img.exists()  # not ours to remove
+    assert img.stat().st_size == 32 << 20, "not ours to remove or resize"
 
 
 def test_a_filesystem_image_is_named_when_refused(tmp_path: Path) -> None:
@@ -207,3 +205,12 @@ def test_the_python_api_runs_a_suite_on_a_target(tmp_path: Path) -> None:
         res = run_cdm(t, version="8", test_size="16m", runs=1, duration="100ms", warmup="0s", interval="0s")  # type: ignore[arg-type]
     assert res.preset == "t.img" and all(r.mbps > 0 for r in res.rows)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_fill_of_a_target_smaller_than_one_point_is_refused(tmp_path: Path) -> None:
+    """A fill logs a point per GB: on 64 MiB it printed one "0 GB" point and a WAF of nan."""
+    img = tmp_path / "small.img"
+    out = cli("run", "--target", str(img), "--target-size", "64m", "--suite", "fill", cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: --target-size: the fill logs a point every 1 GB"), out.stderr
+    assert not img.exists(), "the file it made is removed"

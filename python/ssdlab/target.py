@@ -330,11 +330,18 @@ class Target:
     ) -> Target:
         """Open ``path`` for benchmarking after the safety checks (see the module docs).
 
-        ``size``: the size of a new file (default 1 GiB); a block device's size is its own.
+        ``size``: the size of a new file (default 1 GiB); an existing file or block device has its own size, and
+        a ``size`` for one is refused.
         """
         if shutil.which("fio") is None:
             raise _refuse("fio is not installed; `make sysdeps` installs Debian's fio", str(path))
         p = str(path)
+        if size is not None and os.path.exists(p):  # its size is its own: a size given would be ignored
+            raise workload_error(
+                "target_size",
+                f"is the size of a new file; {p} exists: drop it (the target's own size is used)",
+                size,
+            )
         if os.path.exists(p) and stat.S_ISBLK(os.stat(p).st_mode):
             problem = _block_device_problem(p)
             if problem and not destroy_data:
@@ -349,7 +356,9 @@ class Target:
                 why = _signature(p)
                 why = f" and {why}" if why else ""
                 raise _refuse(f"{p} exists{why}; pass --destroy-data to overwrite it, or name a new file", p)
-            capacity = os.path.getsize(p) if size is None else parse_size(size, "target_size")
+            capacity = os.path.getsize(p) // 4096 * 4096  # whole 4 KiB pages: a tail is never touched
+            if capacity < 1 << 20:
+                raise _refuse(f"{p} holds {os.path.getsize(p)} bytes: a target needs at least 1 MiB", p)
             return cls(p, capacity, created=False, keep=True, block=False)
         capacity = (1 << 30) if size is None else parse_size(size, "target_size")
         if capacity < 1 << 20 or capacity % 4096:

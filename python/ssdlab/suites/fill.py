@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +151,11 @@ class SegmentCheck:
             "points": self.points,
             "ok": self.ok,
         }
+
+
+def _shown(value: float, spec: str) -> str:
+    """``value`` formatted, or "-" when it is not a number (a real target's internals)."""
+    return format(value, spec) if math.isfinite(value) else "-"
 
 
 def _throughput(points: Sequence[FillPoint]) -> float:
@@ -337,7 +343,7 @@ class FillResult:
         title = (
             f"Whole-drive fill - {self.preset} - {self.capacity_bytes / GB:.0f} GB,"
             f" {self.bs >> 10} KiB QD{self.iodepth} - average {self.average_mbps:,.0f} MB/s,"
-            f" last 16 GB {self.last16_mbps:,.0f} MB/s, WAF {self.waf:.2f}"
+            f" last 16 GB {self.last16_mbps:,.0f} MB/s, WAF {_shown(self.waf, '.2f')}"
             f" - ssdlab {ssdlab_version()}"
         )
         t = Table(title=title)
@@ -351,10 +357,16 @@ class FillResult:
                 f"{p.host_bytes / GB:.0f}",
                 f"{p.fill_end:.1%}",
                 f"{p.mbps:,.0f}",
-                f"{p.slc_cache_used_bytes / GB:.2f}",
-                f"{p.slc_cache_size_bytes / GB:.2f}",
-                f"{p.folded_bytes / GB:.2f}",
-                f"{p.slc_bytes_written / GB:.2f}",
+                # a real target's internals are unknown (NaN): shown as "-"
+                *(
+                    _shown(v / GB, ".2f")
+                    for v in (
+                        p.slc_cache_used_bytes,
+                        p.slc_cache_size_bytes,
+                        p.folded_bytes,
+                        p.slc_bytes_written,
+                    )
+                ),
             )
         return t
 
@@ -455,6 +467,14 @@ def run_fill(
     step = parse_size(chunk, "chunk")
     if step < block:
         raise workload_error("chunk", f"must be at least one block ({block} bytes)", chunk)
+    if drive.capacity_bytes < step:  # one point is no curve
+        size = "capacity_gb" if isinstance(drive, Drive) else "target_size"
+        raise workload_error(
+            size,
+            f"the fill logs a point every {step / 1e9:g} GB: a drive of {drive.capacity_bytes / 1e9:.3g} GB "
+            "gives no curve; use one of several GB",
+            drive.capacity_bytes,
+        )
     if erase:
         purge(drive)
     cap = drive.capacity_bytes
