@@ -242,3 +242,10 @@ def test_cdm_0x00_writes_faster_than_random_on_a_compressing_drive() -> None:
         assert "All 0x00" in str(res.table().title) or data == "random"
         assert res.spec() == []  # QD1 rows: not what a spec sheet quotes
     assert mbps["0x00"] > 1.3 * mbps["random"]
+
+
+def test_atto_leaves_out_transfers_larger_than_the_total_length() -> None:
+    res = atto.run_atto(
+        Drive.from_preset("bg4-1tb", capacity_gb=8), total="8m", sizes=(4 * KIB, 8 * MIB, 16 * MIB)
+    )
+    assert [p.bs for p in res.points] == [4 * KIB, 8 * MIB], "ATTO offers no transfer above its total length"

@@ -330,8 +330,8 @@ class Target:
     ) -> Target:
         """Open ``path`` for benchmarking after the safety checks (see the module docs).
 
-        ``size``: the size of a new file (default 1 GiB); an existing file or block device has its own size, and
-        a ``size`` for one is refused.
+        ``size``: the size of a new file (default 1 GiB); an existing file or block device has its own
+        size, and a ``size`` for one is refused.
         """
         if shutil.which("fio") is None:
             raise _refuse("fio is not installed; `make sysdeps` installs Debian's fio", str(path))

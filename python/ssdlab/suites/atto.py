@@ -11,6 +11,7 @@ anschließend gelesen", with highly compressible data):
   the rate is the bytes over the time. Units: decimal MB/s (10^6 bytes), and IO/s.
 - ATTO's data pattern is highly compressible: it is written here as 100% compressible
   (``compressible=False`` writes random data), which matters on a compressing controller (SandForce).
+- A transfer size above the total length is left out (ATTO offers none: a 32 MiB test stops at 32 MiB).
 - The engine's smallest IO is 4 KiB: a transfer under 4 KiB is run as as many 4 KiB IOs as ATTO issues
   (each costs one 4 KiB command and page, wrapping over the file), and its rate is that IO rate times the
   real transfer size. Real drives merge sub-4 KiB writes in their buffer or read-modify-write them; the
@@ -136,8 +137,8 @@ class AttoResult:
                 f"{p.read_iops:,.0f}",
             )
         t.caption = (
-            "* run as 4 KiB IOs at ATTO's IO count (the engine's smallest IO); no published ATTO figures "
-            f"for {self.preset}"
+            "* run as 4 KiB IOs at ATTO's IO count (the twin's smallest IO; a real --target runs the same, "
+            f"to compare like with like); no published ATTO figures for {self.preset}"
         )
         return [t]
 
@@ -171,6 +172,8 @@ def run_atto(
             raise workload_error(
                 "sizes", f"each must be 512 B, 1 or 2 KiB, or 4 KiB pages to 64 MiB ({bs})", bs
             )
+    # ATTO offers no transfer size above the total length: a transfer that cannot fit the file is left out
+    sizes = [bs for bs in sizes if bs <= length]
     pct = 100 if compressible else 0
     points = []
     for i, bs in enumerate(sizes):
