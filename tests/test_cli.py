@@ -149,6 +149,8 @@ def test_usage_errors_exit_2_without_traceback() -> None:
     out = ssdlab_cli("workload", "--iodepth", "abc")
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and "--iodepth" in out.stderr
+    assert out.stderr.rstrip().endswith("(got abc)"), "the value typed, as the package's errors give it"
+    assert ssdlab_cli("workload", "--iodepth=x2").stderr.rstrip().endswith("(got x2)")
 
 
 @pytest.mark.parametrize(

@@ -1017,12 +1017,25 @@ def _error_lines(err: SsdlabError) -> list[str]:
     return [" ".join(str(err).split())]
 
 
-def _usage_line(err: typer.TyperException) -> str:
-    """A parser error (bad or unknown option) as ``<option>: <message>``, like the package's errors."""
+def _given(args: list[str], opts: list[str]) -> str | None:
+    """The value typed for the option ``opts`` (``--budget 2x`` or ``--budget=2x``), the last if repeated."""
+    found = None
+    for i, a in enumerate(args):
+        name, eq, value = a.partition("=")
+        if name in opts:
+            found = value if eq else (args[i + 1] if i + 1 < len(args) else None)
+    return found
+
+
+def _usage_line(err: typer.TyperException, args: list[str] | None = None) -> str:
+    """A parser error (bad or unknown option) as ``<option>: <message>``, like the package's errors; a bad
+    value says what was typed (``args``: the command line)."""
     if isinstance(err, typer.BadParameter) and err.param is not None:
         hint = err.param_hint if isinstance(err.param_hint, str) else "/".join(err.param.opts)
         message = err.message
-        return f"{hint}: {message[:1].lower()}{message[1:]}"
+        value = _given(args or [], list(err.param.opts))
+        got = f" (got {value})" if value is not None and value not in message else ""
+        return f"{hint}: {message[:1].lower()}{message[1:]}{got}"
     if isinstance(err, NoSuchOption):
         alike = f" (did you mean {', '.join(sorted(err.possibilities))}?)" if err.possibilities else ""
         return f"{err.option_name}: no such option{alike}"
@@ -1045,7 +1058,7 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(e, NoArgsIsHelpError):  # bare `ssdlab`: the help, as click prints it
             e.show()
             sys.exit(e.exit_code)
-        print(f"error: {_usage_line(e)}", file=sys.stderr)
+        print(f"error: {_usage_line(e, sys.argv[1:] if argv is None else argv)}", file=sys.stderr)
         sys.exit(getattr(e, "exit_code", 2))
     except SimulationError as e:
         for line in _error_lines(e):
