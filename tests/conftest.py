@@ -23,7 +23,3 @@ SMALL = {"ftl.user_capacity_gb": 16}
 def small_bg4() -> ssdlab.Drive:
     return ssdlab.Drive.from_preset("bg4-1tb", set=SMALL)
 
-
-@pytest.fixture
-def small_generic() -> ssdlab.Drive:
-    return ssdlab.Drive.from_preset("generic-tlc-dram", set=SMALL)

@@ -50,11 +50,13 @@ from ssdlab.errors import (
     workload_error,
 )
 from ssdlab.nvme_cli import nvme_app
+from ssdlab.precondition import prefill_workload
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
 from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
+from ssdlab.suites._common import scaled
 from ssdlab.target import Target
 from ssdlab.workload import RW_NAMES, Workload
 
@@ -481,8 +483,8 @@ def workload(
     with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
         if prefill:
             fill = prefill_workload(w)
-            drive.run(fill, None if progress is None else (lambda f: progress(f, f"prefill on {drive.name}")))
-        res = drive.run(w, None if progress is None else (lambda f: progress(f, f"{w.rw} on {drive.name}")))
+            drive.run(fill, scaled(progress, 0.0, 1.0, f"prefill on {drive.name}"))
+        res = drive.run(w, scaled(progress, 0.0, 1.0, f"{w.rw} on {drive.name}"))
     warning = unmapped_read_warning(res)
     if warning:
         stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
@@ -531,7 +533,7 @@ def replay(
             wrap=wrap,
             skip_bad=skip_bad,
             interval=interval,
-            progress=None if progress is None else (lambda f: progress(f, what)),
+            progress=scaled(progress, 0.0, 1.0, what),
         )
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
@@ -676,18 +678,6 @@ def _calibration_tables(out: cal.Outcome) -> list[Table]:
             p.format(out.after[p.path]),
         )
     return [t, v]
-
-
-def prefill_workload(w: Workload) -> Workload:
-    """The fill ``--prefill`` writes before ``w``: its region, sequentially, 128 KiB at queue depth 32.
-
-    Examples
-    --------
-    >>> f = prefill_workload(Workload(rw="randread", offset="1g", size="8g", runtime="1s"))
-    >>> f.rw, f.bs, f.iodepth, f.offset, f.size, f.runtime
-    ('write', '128k', 32, '1g', '8g', None)
-    """
-    return Workload(rw="write", bs="128k", iodepth=32, offset=w.offset, size=w.size, seed=w.seed)
 
 
 def unmapped_read_warning(res: Result) -> str | None:
@@ -966,7 +956,7 @@ def fio(
         jobfile = load_jobs(jobs or [])
         drive = open_drive(preset, drive_file, set_)
         with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
-            step = None if progress is None else (lambda f: progress(f, f"fio on {drive.name}"))
+            step = scaled(progress, 0.0, 1.0, f"fio on {drive.name}")
             run_ = run_jobfile(drive, jobfile, step)
     except JobFileError as e:  # already "file:line: option: problem"
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)

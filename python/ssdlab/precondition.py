@@ -42,6 +42,7 @@ __all__ = [
     "SteadyState",
     "first_steady_round",
     "fresh",
+    "prefill_workload",
     "purge",
     "random_fragment",
     "sequential_fill",
@@ -442,3 +443,16 @@ def first_steady_round(
         if steady_state(rounds[:n], window, data_excursion, slope_excursion).steady:
             return n
     return None
+
+
+def prefill_workload(w: Workload) -> Workload:
+    """The fill ``--prefill`` (``ssdlab workload``, sweeps) writes before ``w``: its region, sequentially,
+    128 KiB at queue depth 32.
+
+    Examples
+    --------
+    >>> f = prefill_workload(Workload(rw="randread", offset="1g", size="8g", runtime="1s"))
+    >>> f.rw, f.bs, f.iodepth, f.offset, f.size, f.runtime
+    ('write', '128k', 32, '1g', '8g', None)
+    """
+    return Workload(rw="write", bs="128k", iodepth=32, offset=w.offset, size=w.size, seed=w.seed)

@@ -436,12 +436,13 @@ def run_point(point: Point) -> dict[str, Any]:
     parameters and :data:`METRICS`. A pure function of the point, bar ``worker`` and ``wall_s``."""
     from ssdlab._core import version
     from ssdlab.drive import Drive
+    from ssdlab.precondition import prefill_workload
 
     started = time.perf_counter()
     drive = Drive.from_toml_str(point.drive_toml, set=point.overrides, capacity_gb=point.capacity_gb)
     w = Workload(**point.workload)
     if point.prefill:
-        drive.run(Workload(rw="write", bs="128k", iodepth=32, offset=w.offset, size=w.size, seed=w.seed))
+        drive.run(prefill_workload(w))
     res = drive.run(w)
     lat = res.latency
     counters = res.counters

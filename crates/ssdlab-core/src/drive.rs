@@ -19,7 +19,7 @@
 use crate::config::DriveConfig;
 use crate::controller::{Controller, SLOT_BYTES};
 use crate::data::DataStore;
-use crate::engine::{Event, EventQueue, Ns};
+use crate::engine::{Event, EventQueue, Ns, NS_PER_US};
 use crate::error::SimError;
 use crate::host::{
     Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload, WorkloadError,
@@ -719,7 +719,7 @@ impl Drive {
         if !(1..=65_536).contains(&opts.iodepth) {
             problems.push(WorkloadError::new("iodepth", "must be from 1 to 65536", opts.iodepth));
         }
-        if opts.interval_ns < 1_000 {
+        if opts.interval_ns < NS_PER_US {
             problems.push(WorkloadError::new("interval", "must be at least 1 us", opts.interval_ns));
         }
         if !problems.is_empty() {

@@ -1,7 +1,7 @@
 //! A workload in fio's vocabulary: what one `Drive::run` does.
 
 use super::offsets::{BlockSizes, Distribution};
-use crate::engine::Ns;
+use crate::engine::{Ns, NS_PER_US};
 use std::fmt;
 use std::str::FromStr;
 
@@ -345,7 +345,7 @@ impl Workload {
         if self.rate_iops > 100_000_000 {
             err("rate_iops", "must be from 0 (unlimited) to 100000000", self.rate_iops.to_string());
         }
-        if self.interval_ns < 1_000 {
+        if self.interval_ns < NS_PER_US {
             err("interval", "must be at least 1 us", self.interval_ns.to_string());
         }
         for (field, ns) in [
