@@ -32,7 +32,7 @@ from ssdlab import suites
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.presets import list_presets
-from ssdlab.suites import Curve, SuiteOptions
+from ssdlab.suites import SuiteOptions
 from ssdlab.suites._common import sub
 
 __all__ = ["Comparison", "Input", "Row", "compare", "load_inputs", "plot"]
@@ -300,8 +300,8 @@ def _slug(text: str) -> str:
 
 def plot(comparison: Comparison, out: Path, stem: str) -> list[Path]:
     """The comparison's pictures, as PNGs in ``out``: grouped bars per unit (a group per figure, a bar per
-    input), and the suite's curves (:func:`ssdlab.suites.curves`) overlaid, one picture per curve. Bars
-    and curves start at zero."""
+    input, from zero), and the suite's curves (:func:`ssdlab.suites.curves`) overlaid, one picture per
+    curve, as the HTML report draws them (:func:`ssdlab.report.plots.curve_figures`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -331,23 +331,11 @@ def plot(comparison: Comparison, out: Path, stem: str) -> list[Path]:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         paths.append(path)
-    by_plot: dict[str, list[tuple[str, Curve]]] = {}
-    for label, doc in zip(comparison.labels, comparison.docs, strict=True):
-        for c in suites.curves(doc):
-            by_plot.setdefault(c.plot, []).append((label, c))
-    for name, drawn in by_plot.items():
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        for label, c in drawn:
-            ax.plot(c.x, c.y, marker="." if len(c.x) < 40 else None, label=f"{label} {c.series}".strip())
-        ax.set_xlabel(drawn[0][1].x_label)
-        ax.set_ylabel(drawn[0][1].y_label)
-        ax.set_xlim(left=0)
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"{comparison.suite}: {name}")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        fig.tight_layout()
-        path = out / f"{stem}-curve-{_slug(name)}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
+    # the suite's curves overlaid: the report's pictures (log axes, guide series, published fill bands)
+    from ssdlab.report.plots import curve_figures
+
+    for pic in curve_figures(list(zip(comparison.labels, comparison.docs, strict=True))):
+        path = out / f"{stem}-curve-{_slug(pic.title)}.png"
+        path.write_bytes(pic.png)
         paths.append(path)
     return paths
