@@ -66,6 +66,7 @@ from ssdlab.drive import Drive
 from ssdlab.errors import SimulationError, config_error, read_text_file
 from ssdlab.presets import _folder as presets_folder
 from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
+from ssdlab.suites._reference import error_pct
 from ssdlab.suites.fill import FillResult, run_fill
 
 __all__ = [
@@ -256,13 +257,10 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
 
 
 def _relative(model: float, low: float, high: float | None = None) -> float:
-    """Error in % of ``model`` against a published value, or against a published range [low, high]
-    (0 inside it, else from the nearest bound)."""
-    high = low if high is None else high
-    if low <= model <= high:
-        return 0.0
-    bound = low if model < low else high
-    return abs(model - bound) / abs(bound) * 100 if bound else math.inf
+    """How far ``model`` is from a published value or range [low, high], in %: ``validate``'s error
+    (:func:`ssdlab.suites._reference.error_pct`), unsigned; infinite against a published zero."""
+    err = error_pct([low, low if high is None else high], model)
+    return math.inf if err is None else abs(err)
 
 
 def _rms(errors: Sequence[float]) -> float:

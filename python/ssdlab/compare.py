@@ -106,7 +106,8 @@ class Comparison:
 
         Examples
         --------
-        >>> c = compare([("a", {"suite": "fill", "seed": 1}), ("b", {"suite": "fill", "seed": 2})])
+        >>> doc = {"suite": "snia-iops", "window_average_iops": 50_000.0, "waf": 2.0, "steady_round": 5}
+        >>> c = compare([("a", {**doc, "seed": 1}), ("b", {**doc, "seed": 2})])
         >>> c.mismatches()
         ['seed: 1 vs 2']
         """

@@ -57,6 +57,7 @@ from ssdlab.presets import list_presets
 from ssdlab.report.plots import Picture, curve_figures, series_figures
 from ssdlab.series import SavedSeries, read_series, series_path
 from ssdlab.suites import ReportFigure, SuiteResult
+from ssdlab.suites._reference import format_published
 
 __all__ = [
     "Entry",
@@ -301,8 +302,8 @@ def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -
             str(r.get("drive", "")),
             str(r.get("figure", "")),
             str(r.get("source", "")),
-            _fmt_ref(r.get("published")),
-            _fmt_ref(r.get("model")),
+            format_published(r.get("published")),
+            format_published(r.get("model")),
             str(r.get("unit", "")),
             "-" if not isinstance(err, int | float) else f"{err:+.1f}%",
             sample,
@@ -311,16 +312,6 @@ def validate_table(rows: Sequence[Mapping[str, Any]], limit_pct: float = 10.0) -
             ),
         )
     return t
-
-
-def _fmt_ref(v: Any) -> str:
-    if isinstance(v, list | tuple):
-        return "-".join(_fmt_ref(x) for x in v)
-    if isinstance(v, bool) or v is None:
-        return "-" if v is None else str(v)
-    if isinstance(v, int | float):
-        return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
-    return str(v)
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-__all__ = ["Beside", "error_pct", "published_table"]
+__all__ = ["Beside", "error_pct", "format_published", "published_table"]
 
 
 def error_pct(published: object, model: float | None) -> float | None:
@@ -46,10 +46,11 @@ def error_pct(published: object, model: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class Beside:
-    """One published figure (a number, or a ``[lo, hi]`` range) and the suite's figure for it."""
+    """One published figure (a number, a ``[lo, hi]`` range, or None where none is published) and the
+    suite's figure for it."""
 
     key: str
-    published: float | list[float]
+    published: float | list[float] | None
     model: float | None
     unit: str
 
@@ -58,12 +59,22 @@ class Beside:
         return error_pct(self.published, self.model)
 
 
-def _fmt(v: object) -> str:
+def format_published(v: object) -> str:
+    """A published or model figure as the tables print it: a range as ``lo-hi``, one decimal under 100,
+    "-" for none.
+
+    Examples
+    --------
+    >>> format_published([33.9, 48.4]), format_published(2336), format_published(None), format_published(True)
+    ('33.9-48.4', '2,336', '-', 'True')
+    """
     if isinstance(v, (list, tuple)):
-        return "-".join(_fmt(x) for x in v)
+        return "-".join(format_published(x) for x in v)
+    if isinstance(v, bool) or v is None:
+        return "-" if v is None else str(v)
     if isinstance(v, float | int):
         return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
-    return "-" if v is None else str(v)
+    return str(v)
 
 
 def published_table(title: str, rows: Sequence[Beside], caption: str | None = None) -> Table:
@@ -73,5 +84,6 @@ def published_table(title: str, rows: Sequence[Beside], caption: str | None = No
         t.add_column(col, justify="left" if col == "figure" else "right", no_wrap=col == "figure")
     for r in rows:
         err = r.error_pct
-        t.add_row(r.key, _fmt(r.published), _fmt(r.model), r.unit, "-" if err is None else f"{err:+.1f}%")
+        shown = "-" if err is None else f"{err:+.1f}%"
+        t.add_row(r.key, format_published(r.published), format_published(r.model), r.unit, shown)
     return t

@@ -33,6 +33,7 @@ from ssdlab.drive import Drive
 from ssdlab.precondition import settle
 from ssdlab.suites import Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, scaled
+from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
@@ -117,17 +118,11 @@ class PowerResult:
                 "-" if p is None else f"{p:.2f}",
                 "-" if r.error_pct is None else f"{r.error_pct:+.1f}%",
             )
-        s = Table(title=f"{self.preset}: against the spec sheet")
-        for col in ("figure", "model", "published", "error"):
-            s.add_column(col, justify="left" if col == "figure" else "right")
-        rows: list[tuple[str, float, float | None]] = [
-            ("idle (APST + L1.2), mW", self.idle_mw, self.published.get("idle_power_mW")),
-            ("highest 10 ms sample, W", self.max_power_w, self.published.get("active_power_W")),
+        spec = [
+            Beside("idle (APST + L1.2)", self.published.get("idle_power_mW"), self.idle_mw, "mW"),
+            Beside("highest 10 ms sample", self.published.get("active_power_W"), self.max_power_w, "W"),
         ]
-        for name, model, pub in rows:
-            err = "-" if pub is None else f"{(model - pub) / pub * 100:+.1f}%"
-            s.add_row(name, f"{model:.3g}", "-" if pub is None else f"{pub:g}", err)
-        return [t, s]
+        return [t, published_table(f"{self.preset}: against the spec sheet", spec)]
 
 
 def _published(preset: str, lanes: int) -> tuple[dict[str, Any], dict[str, float]]:
