@@ -35,6 +35,7 @@ from pathlib import Path
 
 import ssdlab
 from ssdlab.counters import delta as counter_delta
+from ssdlab.drive import config_value
 from ssdlab.suites.cdm import run_cdm
 from ssdlab.suites.fill import run_fill
 
@@ -57,15 +58,6 @@ class Config:
     overrides: dict[str, object]
 
 
-def _get(doc: dict[str, object], path: str) -> object:
-    node: object = doc
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def configurations() -> tuple[list[Config], list[str]]:
     """The rows, and notes on what was skipped. Keys are tried against the preset in this build."""
     base = tomllib.loads(ssdlab.Drive.from_preset(PRESET).config_toml())
@@ -75,11 +67,11 @@ def configurations() -> tuple[list[Config], list[str]]:
         Config("background GC off", {"ftl.background_gc_free_blocks": 0}),
     ]
     # SLC cache sizing: the ceiling in GB lifted (the share of capacity alone bounds the dynamic part).
-    if _get(base, "ftl.slc_cache.dynamic_max_gb"):
+    if config_value(base, "ftl.slc_cache.dynamic_max_gb"):
         candidates.append(Config("SLC cache ceiling off", {"ftl.slc_cache.dynamic_max_gb": 0.0}))
-    if _get(base, "controller.map_cache.hmb_map_pct") != 100.0:
+    if config_value(base, "controller.map_cache.hmb_map_pct") != 100.0:
         candidates.append(Config("whole HMB holds map pages", {"controller.map_cache.hmb_map_pct": 100.0}))
-    location = _get(base, "controller.map_cache.location")
+    location = config_value(base, "controller.map_cache.location")
     for loc, label in (
         ("dram", "map cache in DRAM"),
         ("hmb", "map cache in HMB"),
@@ -89,38 +81,38 @@ def configurations() -> tuple[list[Config], list[str]]:
             candidates.append(Config(label, {"controller.map_cache.location": loc}))
     # The DRAM-less write path: map persistence (journal + checkpoints) off, and map pages paired into
     # multi-plane programs instead of one page per program.
-    if _get(base, "controller.map_cache.journal"):
+    if config_value(base, "controller.map_cache.journal"):
         candidates.append(Config("map journal off", {"controller.map_cache.journal": False}))
-    planes = _get(base, "nand.planes_per_die")
-    if _get(base, "controller.map_cache.map_program_planes") != planes:
+    planes = config_value(base, "nand.planes_per_die")
+    if config_value(base, "controller.map_cache.map_program_planes") != planes:
         candidates.append(
             Config("map programs multi-plane", {"controller.map_cache.map_program_planes": planes})
         )
     # Controller limits: the data-path ceilings lifted; the write path's firmware commit left out; the
     # write buffer power-loss protected (flush and FUA free).
-    if _get(base, "controller.data_path.ldpc_mbps"):
+    if config_value(base, "controller.data_path.ldpc_mbps"):
         unlimited = {"controller.data_path.ldpc_mbps": 0.0, "controller.data_path.ldpc_native_mbps": 0.0}
         candidates.append(Config("LDPC decoder unlimited", unlimited))
-    if _get(base, "controller.data_path.ldpc_native_mbps"):
+    if config_value(base, "controller.data_path.ldpc_native_mbps"):
         candidates.append(
             Config("TLC decoded as fast as SLC", {"controller.data_path.ldpc_native_mbps": 0.0})
         )
-    if _get(base, "controller.data_path.ldpc_encode_mbps"):
+    if config_value(base, "controller.data_path.ldpc_encode_mbps"):
         candidates.append(Config("LDPC encoder unlimited", {"controller.data_path.ldpc_encode_mbps": 0.0}))
     # The read pipeline: cache read (the next sense during the data-out) and independent plane reads.
-    if _get(base, "nand.cache_read") is False:
+    if config_value(base, "nand.cache_read") is False:
         candidates.append(Config("cache read on", {"nand.cache_read": True}))
-    if _get(base, "nand.independent_plane_read"):
+    if config_value(base, "nand.independent_plane_read"):
         candidates.append(Config("plane reads off", {"nand.independent_plane_read": False}))
-    if _get(base, "controller.write_path.commit_ns"):
+    if config_value(base, "controller.write_path.commit_ns"):
         candidates.append(Config("write commit free", {"controller.write_path.commit_ns": 0}))
-    if _get(base, "controller.write_path.power_loss_protection") is False:
+    if config_value(base, "controller.write_path.power_loss_protection") is False:
         candidates.append(
             Config("power-loss protection on", {"controller.write_path.power_loss_protection": True})
         )
     # Suspension: the opposite of the preset's setting (on, if the preset has no such section).
     # (Suspension schedules whole dies: plane reads go off with it.)
-    suspend = not bool(_get(base, "nand.suspension.enabled"))
+    suspend = not bool(config_value(base, "nand.suspension.enabled"))
     no_plane_reads = {"nand.independent_plane_read": False} if suspend else {}
     candidates.append(
         Config(
@@ -134,7 +126,7 @@ def configurations() -> tuple[list[Config], list[str]]:
                 {"nand.suspension.enabled": True, "nand.suspension.read_priority": True, **no_plane_reads},
             )
         )
-    policy = _get(base, "ftl.gc_policy")
+    policy = config_value(base, "ftl.gc_policy")
     other = "cost-benefit" if policy != "cost-benefit" else "greedy"
     candidates.append(Config(f"{other} GC", {"ftl.gc_policy": other}))
     candidates.append(Config("static WL off", {"ftl.wear_leveling_threshold": 0}))

@@ -22,4 +22,3 @@ SMALL = {"ftl.user_capacity_gb": 16}
 @pytest.fixture
 def small_bg4() -> ssdlab.Drive:
     return ssdlab.Drive.from_preset("bg4-1tb", set=SMALL)
-

@@ -62,7 +62,7 @@ from typing import Any
 
 from ssdlab import reference
 from ssdlab._dask import client as dask_client
-from ssdlab.drive import Drive
+from ssdlab.drive import Drive, config_value
 from ssdlab.errors import SimulationError, config_error, read_text_file
 from ssdlab.presets import _folder as presets_folder
 from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
@@ -172,13 +172,7 @@ class FigureError:
 # --- the plan: [calibration] of the preset ------------------------------------------------------------
 
 
-def _lookup(table: Mapping[str, Any], path: str) -> Any:
-    node: Any = table
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
+_lookup = config_value  # a dotted TOML path of a parsed config
 
 
 def _base_chain(path: Path) -> list[Path]:

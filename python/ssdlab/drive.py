@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ssdlab._core import NativeDrive
 from ssdlab.counters import Counters
@@ -19,7 +19,7 @@ from ssdlab.result import Result
 from ssdlab.units import MAX_U64, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["Completion", "Drive", "Overrides", "parse_overrides", "scale_capacity"]
+__all__ = ["Completion", "Drive", "Overrides", "config_value", "parse_overrides", "scale_capacity"]
 
 #: ``--set`` overrides: ``{"nand.tR_us": 50}`` or ``["nand.tR_us=50"]``.
 Overrides = Mapping[str, object] | Iterable[str] | None
@@ -154,6 +154,23 @@ def _native(text: str, overrides: list[tuple[str, str]], source: str) -> NativeD
             replace(p, path=f"{source}, {p.path}") if p.path.startswith("line ") else p for p in problems
         ]
         raise ConfigError(named) from None
+
+
+def config_value(config: Mapping[str, Any], path: str) -> Any:
+    """The value at the dotted TOML ``path`` of a parsed drive config (``tomllib.loads`` of
+    :meth:`Drive.config_toml`), or None where there is none.
+
+    Examples
+    --------
+    >>> config_value({"link": {"lanes": 4}}, "link.lanes"), config_value({"link": {}}, "link.gen")
+    (4, None)
+    """
+    node: Any = config
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
 
 
 class Drive:
@@ -328,6 +345,20 @@ class Drive:
     def config_toml(self) -> str:
         """The full parameter set as TOML that :meth:`from_toml_str` loads back."""
         return self._drive.config_toml()
+
+    def config(self) -> dict[str, Any]:
+        """The full parameter set, parsed (a new dict each call: changing it changes no drive)."""
+        return tomllib.loads(self._drive.config_toml())
+
+    def config_value(self, path: str) -> Any:
+        """One parameter by its TOML path, or None.
+
+        Examples
+        --------
+        >>> Drive.from_preset("bg4-1tb").config_value("controller.map_cache.location")
+        'hmb'
+        """
+        return config_value(self.config(), path)
 
     def run(
         self,

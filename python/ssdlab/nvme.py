@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +35,7 @@ DATA_UNIT_BYTES = 512_000
 
 
 def _config(drive: Drive) -> dict[str, Any]:
-    return tomllib.loads(drive.config_toml())
+    return drive.config()
 
 
 def identify_controller(drive: Drive) -> dict[str, Any]:

@@ -50,7 +50,6 @@ Examples
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -683,8 +682,7 @@ CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
 
 def has_hmb(drive: Drive) -> bool:
     """Whether the drive's map cache lives in the host memory buffer."""
-    cfg = tomllib.loads(drive.config_toml())
-    return str(cfg["controller"]["map_cache"]["location"]) == "hmb"
+    return bool(drive.config_value("controller.map_cache.location") == "hmb")
 
 
 class _States:

@@ -38,7 +38,7 @@ from rich.table import Table
 from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters, delta
-from ssdlab.drive import Drive
+from ssdlab.drive import Drive, config_value
 from ssdlab.errors import workload_error
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed
@@ -334,4 +334,4 @@ register(
 
 def _plane_reads(config_toml: str) -> bool:
     """Whether a drive's config turns on independent plane reads."""
-    return bool(tomllib.loads(config_toml).get("nand", {}).get("independent_plane_read", False))
+    return bool(config_value(tomllib.loads(config_toml), "nand.independent_plane_read"))

@@ -141,7 +141,7 @@ def run_power(
 ) -> PowerResult:
     """The brief's power test on clones of ``drive`` (left unchanged): sequential read and write, each
     ``duration`` long, power sampled every ``interval``; then the power of the drive left idle."""
-    lanes = int(_toml_value(drive.config_toml(), "lanes"))
+    lanes = int(drive.config_value("link.lanes"))
     ratios, published = _published(drive.name, lanes)
     region = min(drive.capacity_bytes // 2, parse_size("4g"))
     rows = []
@@ -191,14 +191,6 @@ def idle_power_mw(drive: Drive) -> float:
     before = drive.counters()
     drive.idle("1s")
     return float(drive.counters()["energy_j"] - before["energy_j"]) * 1e3
-
-
-def _toml_value(text: str, key: str) -> str:
-    for line in text.splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == key:
-            return v.split("#")[0].strip()
-    raise KeyError(key)
 
 
 def _run(drive: Drive, options: SuiteOptions, progress: Progress | None) -> PowerResult:
