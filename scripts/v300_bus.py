@@ -1,5 +1,7 @@
-"""V300S (200 MT/s sync) vs V300A (50 MT/s async): the tests of the GamersNexus comparison, fresh and after
-its preconditioning (secure erase, then 4 KiB random writes at QD32 for capacity_GB / 2 minutes).
+"""V300S (200 MT/s sync) vs V300A (50 MT/s async): the tests of the GamersNexus comparison
+(:data:`ssdlab.suites.gamersnexus.BUS_TESTS`, the ones ``ssdlab validate`` checks the review's findings with),
+on a full drive and after the suite's preconditioning (secure erase, then 4 KiB random writes at QD32 for
+capacity_GB / 2 minutes: :func:`ssdlab.suites.gamersnexus.precondition`).
 
 Prints markdown tables for docs/model.md. About 2 minutes:
 
@@ -10,21 +12,7 @@ from __future__ import annotations
 
 import ssdlab
 from ssdlab import Workload, precondition
-
-TESTS = {
-    "128K seq write QD32": Workload(rw="write", bs="128k", iodepth=32, size="8g", runtime="20s"),
-    "4K random write QD32": Workload(rw="randwrite", bs="4k", iodepth=32, runtime="20s", time_based=True),
-    "4K random read QD1": Workload(rw="randread", bs="4k", iodepth=1, runtime="5s", time_based=True),
-    "4K random read QD32": Workload(rw="randread", bs="4k", iodepth=32, runtime="5s", time_based=True),
-    "128K seq read QD32": Workload(
-        rw="read", bs="128k", iodepth=32, size="8g", runtime="5s", time_based=True
-    ),
-}
-
-
-def measure(drive: ssdlab.Drive) -> dict[str, float]:
-    """MB/s of each test, each on its own copy of the drive's state."""
-    return {name: drive.clone().run(w).bandwidth_mbps for name, w in TESTS.items()}
+from ssdlab.suites import gamersnexus
 
 
 def main() -> None:
@@ -32,12 +20,11 @@ def main() -> None:
     for preset in ("v300s-120gb", "v300a-120gb"):
         drive = ssdlab.Drive.from_preset(preset)
         precondition.sequential_fill(drive)
-        fresh = measure(drive)
-        gb = drive.capacity_bytes / 1e9
-        drive.run(Workload(rw="randwrite", bs="4k", iodepth=32, runtime=f"{gb / 2 * 60}s", time_based=True))
-        steady = measure(drive)
-        for name in TESTS:
-            rows.setdefault(name, []).extend([fresh[name], steady[name]])
+        full = gamersnexus.measure_bus_tests(drive)
+        gamersnexus.precondition(drive)
+        steady = gamersnexus.measure_bus_tests(drive)
+        for name in gamersnexus.BUS_TESTS:
+            rows.setdefault(name, []).extend([full[name], steady[name]])
     print(
         "| test (incompressible, MB/s) | V300S full | V300A full | A/S "
         "| V300S preconditioned | V300A preconditioned | A/S |"
@@ -54,7 +41,7 @@ def main() -> None:
         for preset in ("v300s-120gb", "v300a-120gb"):
             drive = ssdlab.Drive.from_preset(preset)
             drive.run(Workload(rw="write", bs="128k", iodepth=32, buffer_compress_percentage=pct))
-            qd1.append(drive.run(TESTS["4K random read QD1"]).bandwidth_mbps)
+            qd1.append(gamersnexus.measure_bus_tests(drive, ["4K random read QD1"])["4K random read QD1"])
         print(f"| {pct}% compressible | {qd1[0]:.1f} | {qd1[1]:.1f} | {qd1[1] / qd1[0]:.2f} |")
 
 

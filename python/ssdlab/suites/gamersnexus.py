@@ -42,7 +42,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,17 +55,19 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, trim_all, write_span
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, sub
+from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.units import format_size, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = [
     "ANVIL_ROWS",
+    "BUS_TESTS",
     "COPY_BYTES",
     "IOMETER_QDS",
     "GamersNexusResult",
     "IoRow",
     "copy_jobs",
+    "measure_bus_tests",
     "precondition",
     "precondition_seconds",
     "run_gamersnexus",
@@ -119,15 +121,27 @@ def precondition(
         time_based=True,
         seed=run_seed(seed, "gn precondition"),
     )
-    report = None
-    if progress is not None:
-        cb = progress
-
-        def report(f: float) -> None:
-            cb(f, "precondition")
-
-    drive.run(w, report)
+    drive.run(w, scaled(progress, 0.0, 1.0, "precondition"))
     return s
+
+
+#: The V300A-against-V300S tests (incompressible data, MB/s): what ``ssdlab validate``'s V300 check
+#: (``reference/v300.toml`` findings: large sequential and high-QD writes, low-QD 4K reads) and
+#: ``scripts/v300_bus.py`` measure on each build after :func:`precondition`.
+BUS_TESTS = {
+    "128K seq write QD32": Workload(rw="write", bs="128k", iodepth=32, size="4g", runtime="10s"),
+    "4K random write QD32": Workload(rw="randwrite", bs="4k", iodepth=32, runtime="10s", time_based=True),
+    "4K random read QD1": Workload(rw="randread", bs="4k", iodepth=1, runtime="2s", time_based=True),
+    "4K random read QD32": Workload(rw="randread", bs="4k", iodepth=32, runtime="2s", time_based=True),
+    "128K seq read QD32": Workload(
+        rw="read", bs="128k", iodepth=32, size="4g", runtime="2s", time_based=True
+    ),
+}
+
+
+def measure_bus_tests(drive: Drive, names: Sequence[str] | None = None) -> dict[str, float]:
+    """MB/s of each of :data:`BUS_TESTS` (or of ``names``), each on its own clone of ``drive``'s state."""
+    return {name: drive.clone().run(BUS_TESTS[name]).bandwidth_mbps for name in names or BUS_TESTS}
 
 
 @dataclass(frozen=True)
