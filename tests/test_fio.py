@@ -282,7 +282,7 @@ def test_command_line_form_equals_the_job_file(tmp_path: Path) -> None:
         ("bssplit=4k/60:8k/60", r"bssplit: the percentages must add up to 100"),
         ("bssplit=4k/50,8k/100", r"bssplit: per-direction bssplit"),
         ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: blockalign, bs, "),
-        ("iodepth=0", r"iodepth: must be 1..65536 \(got 0\)"),
+        ("iodepth=0", r"iodepth: must be from 1 to 65536 \(got 0\)"),
         ("bs=512", r"bs: must be a multiple of 4 KiB"),
         ("bs=4k,6k", r"bs: must be a multiple of 4 KiB.*\(got 6144\)"),
         ("runtime=soon", r"runtime: 'soon' is not a time"),

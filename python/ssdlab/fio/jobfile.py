@@ -370,7 +370,8 @@ def _job(
         workload = Workload(**kwargs)  # type: ignore[arg-type]
     except SsdlabError as e:
         name = getattr(e, "field", "")
-        message = str(e).removeprefix(f"{name}: ")
+        # the first problem: a second one about the same option only restates it
+        message = str(e).splitlines()[0].removeprefix(f"{name}: ")
         bad = field_where.get(name)
         if bad is None:
             raise JobFileError(section.where, name, message) from None

@@ -154,15 +154,17 @@ def _int(low: int, high: int) -> Callable[[str | None, int], object]:
     return lambda text, kb_base: _parse_int(text, low, high)
 
 
-def _one_int(low: int, high: int) -> Callable[[str | None, int], object]:
-    inner = _int(low, high)
+def _whole(text: str | None, kb_base: int) -> object:
+    """A whole number for a Workload field: its range is the Workload's own check (one place, the engine's),
+    reported against this option's line."""
+    return _parse_int(text, -(2**64), 2**64)
 
-    def convert(text: str | None, kb_base: int) -> object:
-        if text is not None and "," in text:
-            raise OptionValueError(f"{text!r} gives per-direction values; ssdlab takes one value for all IO")
-        return inner(text, kb_base)
 
-    return convert
+def _one_whole(text: str | None, kb_base: int) -> object:
+    """As :func:`_whole`, one value for reads and writes alike."""
+    if text is not None and "," in text:
+        raise OptionValueError(f"{text!r} gives per-direction values; ssdlab takes one value for all IO")
+    return _whole(text, kb_base)
 
 
 def bool_option(text: str | None, kb_base: int) -> object:
@@ -320,18 +322,18 @@ _TABLE: tuple[Option, ...] = (
     _workload("bsrange", _range, "lo-hi sizes", "blocksize_range"),
     _workload("blockalign", _size, "size, a multiple of 4k", "ba"),
     _workload("random_distribution", _distribution, "random, zipf:T, pareto:H, normal:S or zoned:A/S:..."),
-    _workload("percentage_random", _int(0, 100), "0..100"),
+    _workload("percentage_random", _whole, "0..100"),
     _workload("offset_increment", _size, "size"),
     _workload("filesize", _size, "size (one file: the region)", field="size"),
     _workload(
         "fill_device", _fill_device, "flag: the region to the end of the drive", "fill_fs", field="size"
     ),
     _workload("startdelay", _time("s"), "time, seconds by default"),
-    _workload("loops", _int(1, 1_000_000), "1..1000000"),
+    _workload("loops", _whole, "1..1000000"),
     _workload("rate", _rate, "bytes per second per job"),
-    _workload("thinktime_blocks", _int(1, 1 << 30), "IOs between think times"),
-    _workload("fsync", _int(0, 1 << 30), "writes between flushes (0 = none)"),
-    _workload("fdatasync", _int(0, 1 << 30), "writes between flushes (0 = none)", field="fsync"),
+    _workload("thinktime_blocks", _whole, "IOs between think times"),
+    _workload("fsync", _whole, "writes between flushes (0 = none)"),
+    _workload("fdatasync", _whole, "writes between flushes (0 = none)", field="fsync"),
     _workload("sync", _sync, "0/1 (none, sync, dsync): writes with FUA"),
     _workload(
         "zero_buffers",
@@ -339,19 +341,19 @@ _TABLE: tuple[Option, ...] = (
         "flag: all-zero data (compresses fully)",
         field="buffer_compress_percentage",
     ),
-    _workload("iodepth", _int(1, 65_536), "1..65536"),
+    _workload("iodepth", _whole, "1..65536"),
     _workload("size", _size, "size (region from offset)"),
     _workload("offset", _size, "size"),
     _workload("io_size", _size, "size (bytes to move)", "io_limit"),
     _workload("runtime", _runtime, "time, seconds by default", "timeout"),
     _workload("time_based", bool_option, "flag"),
     _workload("ramp_time", _time("s"), "time, seconds by default"),
-    _workload("rwmixread", _int(0, 100), "0..100"),
+    _workload("rwmixread", _whole, "0..100"),
     _workload("rwmixwrite", _rwmixwrite, "0..100", field="rwmixread"),
-    _workload("rate_iops", _one_int(0, 100_000_000), "IOs per second per job"),
+    _workload("rate_iops", _one_whole, "IOs per second per job"),
     _workload("thinktime", _time("us"), "time, microseconds by default"),
-    _workload("buffer_compress_percentage", _int(0, 100), "0..100"),
-    _workload("randseed", _int(0, 2**64 - 1), "whole number", "seed", field="seed"),
+    _workload("buffer_compress_percentage", _whole, "0..100"),
+    _workload("randseed", _whole, "whole number", "seed", field="seed"),
     _workload("bwavgtime", _time("ms"), "time, milliseconds by default (500)", field="interval"),
     # Options the job file acts on.
     _job("name", _text, "job name"),
