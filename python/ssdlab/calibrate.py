@@ -68,6 +68,7 @@ from ssdlab.presets import _folder as presets_folder
 from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
 from ssdlab.suites._reference import error_pct
 from ssdlab.suites.fill import FillResult, run_fill
+from ssdlab.units import GB
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -91,8 +92,6 @@ DEFAULT_BUDGET = 120
 
 #: Figures whose published value is a fill-curve table (``reference.fill_curve`` layout).
 FILL_KEYS = ("curve", "fill_avg_MBps", "slc_cache_GB")
-
-GB = 10**9
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import Any
 from ssdlab._core import version
 from ssdlab.drive import Completion, Drive
 from ssdlab.errors import Problem, WorkloadError
+from ssdlab.units import PAGE
 
 #: NVMe counts data units of 1000 512-byte units, rounded up (Base Specification 2.0, SMART log bytes 32..47).
 DATA_UNIT_BYTES = 512_000
@@ -118,7 +119,6 @@ def smart_log(drive: Drive) -> dict[str, int | float]:
 LBA_FORMATS = (512, 4096)
 
 #: The FTL's mapping unit: namespaces are whole ranges of these pages.
-PAGE = 4096
 _ZEROS = bytes(PAGE)
 
 #: Sanitize actions (the SANACT field of the Sanitize command) by name.

@@ -33,7 +33,7 @@ from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.suites._common import Progress, scaled
-from ssdlab.units import parse_size
+from ssdlab.units import PAGE, parse_size
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
 ]
 
 #: The engine's logical page: offsets and lengths of host IO are multiples of it.
-PAGE = 4096
 
 
 @dataclass

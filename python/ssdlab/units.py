@@ -31,6 +31,14 @@ from ssdlab.errors import workload_error
 
 __all__ = ["MAX_U64", "SIZE_UNITS", "format_size", "format_time", "parse_size", "parse_time_ns"]
 
+#: Binary sizes (what the engine's pages and IOs are counted in) and the decimal GB reviewers report in.
+KIB = 1 << 10
+MIB = 1 << 20
+GIB = 1 << 30
+GB = 10**9
+#: Bytes of one logical page (an LPN): the engine's smallest IO.
+PAGE = 4096
+
 _SIZE_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 #: The size suffixes (fio's: powers of 1024) and their bytes.
 SIZE_UNITS = {suffix: mult for suffix, mult in _SIZE_MULT.items() if suffix}

@@ -55,6 +55,7 @@ from ssdlab.errors import config_error, workload_error
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
+from ssdlab.units import GB
 
 __all__ = [
     "Context",
@@ -465,8 +466,6 @@ from ssdlab.suites import dbmix as _dbmix  # noqa: E402
 from ssdlab.suites import fill as _fill  # noqa: E402
 from ssdlab.suites import gamersnexus as _gamersnexus  # noqa: E402
 from ssdlab.suites import power as _power  # noqa: E402
-
-GB = 10**9
 
 
 def _cdm_run(ctx: Context, key: str, **kw: Any) -> _cdm.CdmResult:

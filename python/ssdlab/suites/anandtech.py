@@ -67,7 +67,7 @@ from ssdlab.suites._common import Progress, number, run_seed, sub
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.suites.fill import run_fill
 from ssdlab.suites.power import idle_power_mw
-from ssdlab.units import parse_size
+from ssdlab.units import GB, PAGE, parse_size
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -83,8 +83,6 @@ __all__ = [
     "working_set_spans",
 ]
 
-GB = 10**9
-PAGE = 4096
 BLOCK = 128 << 10
 QDS = (1, 2, 4, 8, 16, 32)
 #: Mixed tests: read share in %, 100 -> 0 in 10% steps.

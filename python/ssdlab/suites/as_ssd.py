@@ -52,12 +52,11 @@ from ssdlab.errors import workload_error
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed
 from ssdlab.suites._reference import Beside, published_table
-from ssdlab.units import parse_time_ns
+from ssdlab.units import MIB, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = ["AsSsdResult", "CompressionPoint", "published_figures", "run_as_ssd"]
 
-MIB = 1 << 20
 FILE = 1 << 30
 SEQ_BS = 16 * MIB
 THREADS = 64

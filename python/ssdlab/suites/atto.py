@@ -43,14 +43,11 @@ from ssdlab.errors import workload_error
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed
-from ssdlab.units import format_size, parse_size
+from ssdlab.units import KIB, MIB, PAGE, format_size, parse_size
 from ssdlab.workload import Workload
 
 __all__ = ["QD", "SIZES", "TOTAL", "AttoPoint", "AttoResult", "run_atto"]
 
-KIB = 1 << 10
-MIB = 1 << 20
-PAGE = 4096
 #: ATTO 4.x's transfer sizes, 512 B to 64 MiB.
 SIZES: tuple[int, ...] = (
     512,

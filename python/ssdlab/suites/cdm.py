@@ -52,13 +52,10 @@ from ssdlab.errors import workload_error
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled
 from ssdlab.suites._reference import Beside, published_table
-from ssdlab.units import format_size, parse_size, parse_time_ns
+from ssdlab.units import KIB, MIB, format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = ["CDM_VERSIONS", "REFERENCE_ROWS", "CdmResult", "CdmRow", "CdmTest", "reference_value", "run_cdm"]
-
-KIB = 1 << 10
-MIB = 1 << 20
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, scaled
-from ssdlab.units import parse_size
+from ssdlab.units import GB, parse_size
 
 __all__ = [
     "FillLevel",
@@ -59,8 +59,6 @@ __all__ = [
     "require_matplotlib",
     "run_fill",
 ]
-
-GB = 10**9
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ from ssdlab.precondition import purge, trim_all, write_span
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
-from ssdlab.units import format_size, parse_time_ns
+from ssdlab.units import GB, KIB, MIB, PAGE, format_size, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -73,10 +73,6 @@ __all__ = [
     "run_gamersnexus",
 ]
 
-GB = 10**9
-KIB = 1 << 10
-MIB = 1 << 20
-PAGE = 4096
 IOMETER_QDS = (1, 4, 32)
 IOMETER_SIZES = (4 * KIB, 1 * KIB)
 TEST_S = 300.0

@@ -55,12 +55,12 @@ from ssdlab.counters import Counters
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
-from ssdlab.precondition import PAGE, SteadyState, purge, snia_wipc, steady_state
+from ssdlab.precondition import SteadyState, purge, snia_wipc, steady_state
 from ssdlab.result import REPORTED_PERCENTILES
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.suites.snia import check_rounds, needs_gc, rounds_until_steady
-from ssdlab.units import parse_time_ns
+from ssdlab.units import PAGE, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = [
