@@ -79,6 +79,14 @@ def configurations() -> tuple[list[Config], list[str]]:
     ):
         if loc != location:
             candidates.append(Config(label, {"controller.map_cache.location": loc}))
+    # HMB off with the SRAM caching whole map pages (each miss reading all their codewords), not pieces
+    if config_value(base, "controller.map_cache.sram_segment_kib"):
+        candidates.append(
+            Config(
+                "SRAM only, whole map pages",
+                {"controller.map_cache.location": "sram", "controller.map_cache.sram_segment_kib": 0},
+            )
+        )
     # The DRAM-less write path: map persistence (journal + checkpoints) off, and map pages paired into
     # multi-plane programs instead of one page per program.
     if config_value(base, "controller.map_cache.journal"):

@@ -130,12 +130,16 @@ fn dram_always_hits_and_hmb_adds_one_link_round_trip_per_hit() {
     assert_eq!(r.stats.elapsed_ns(), base + 2 * cfg.link.latency_ns + link.wire_ns(4));
 
     // SRAM of one map page, last holding the end of the fill: the read misses and reads its map page from
-    // NAND in SLC mode first
+    // NAND in SLC mode first, its one codeword through the channel's decoder as host data goes
     let (r, cfg, base) =
         qd1_read(&[("controller.map_cache.location", "sram"), ("controller.map_cache.sram_size_kib", "4")]);
     let n = &cfg.nand;
-    let map_read =
-        n.command_overhead_ns + us_to_ns(n.slc_tR_us) + transfer_ns(4096, u64::from(n.bus_mts) * 1_000_000);
+    let ldpc = cfg.controller.data_path.ldpc_mbps;
+    assert!(ldpc > 0.0, "the preset has a decoder limit: the decode shows");
+    let map_read = n.command_overhead_ns
+        + us_to_ns(n.slc_tR_us)
+        + transfer_ns(4096, u64::from(n.bus_mts) * 1_000_000)
+        + transfer_ns(4096, (ldpc * 1e6) as u64);
     if r.counters[C::map_misses] == 1.0 {
         assert_eq!(r.counters[C::map_pages_read], 1.0);
         assert_eq!(r.stats.elapsed_ns(), base + map_read);
@@ -479,4 +483,74 @@ fn a_detected_uncorrectable_map_page_in_the_hmb_is_reloaded_from_nand_never_used
     let mut dram = drive("generic-tlc-dram", &[("ftl.user_capacity_gb", "1")]);
     assert!(!dram.inject_hmb_bit_flips(0, 2).unwrap());
     assert!(dram.inject_hmb_bit_flips(dram.capacity_bytes(), 2).is_err());
+}
+
+/// When the decoded entries of a map read of `bytes` (whole codewords) are at the controller, after the read
+/// ended at 0: the transfer's codewords arrive evenly and the channel's decoder, idle, takes each as it
+/// comes (data_path.rs), finishing one codeword's decode after the last arrived at the earliest.
+fn decoded_after(cfg: &ssdlab_core::DriveConfig, bytes: u64) -> u64 {
+    let d = &cfg.controller.data_path;
+    let bps = (d.ldpc_mbps * 1e6) as u64;
+    let (bus, dur) = (transfer_ns(bytes, u64::from(cfg.nand.bus_mts) * 1_000_000), transfer_ns(bytes, bps));
+    let one = transfer_ns(u64::from(d.ldpc_codeword_bytes).min(bytes), bps);
+    let codewords = bytes.div_ceil(u64::from(d.ldpc_codeword_bytes));
+    let arrived = 1_000_000; // any time after the transfer began
+    let ready = (arrived - bus + bus / codewords).max(arrived + one - dur);
+    ready + dur - arrived
+}
+
+#[test]
+fn an_sram_piece_is_read_as_its_one_codeword_and_a_whole_page_as_all_of_them() {
+    // 16 KiB map pages (4 codewords of 4 KiB), 16 KiB of SRAM: one whole page, or four 4 KiB pieces
+    for (piece, read) in [("0", 16 << 10), ("4", 4 << 10)] {
+        let (r, cfg, base) = qd1_read(&[
+            ("controller.map_cache.location", "sram"),
+            ("controller.map_cache.map_page_kib", "16"),
+            ("controller.map_cache.sram_size_kib", "16"),
+            ("controller.map_cache.sram_segment_kib", piece),
+        ]);
+        // the SRAM holds the fill's last 16 MiB of span: the read (seed 1) lands elsewhere
+        assert_eq!(
+            (r.counters[C::map_misses], r.counters[C::map_pages_read]),
+            (1.0, 1.0),
+            "piece {piece} KiB"
+        );
+        let n = &cfg.nand;
+        let map_read = n.command_overhead_ns
+            + us_to_ns(n.slc_tR_us)
+            + transfer_ns(read, u64::from(n.bus_mts) * 1_000_000)
+            + decoded_after(&cfg, read);
+        assert_eq!(r.stats.elapsed_ns(), base + map_read, "piece {piece} KiB");
+    }
+}
+
+#[test]
+fn a_sequential_stream_misses_once_per_sram_piece() {
+    // 1 MiB of SRAM; 16 KiB map pages cover 16 MiB of span each, 4 KiB pieces 4 MiB
+    for (piece, span_per_miss) in [("0", 16 * MIB), ("4", 4 * MIB)] {
+        let mut d = small(
+            "16",
+            &[
+                ("controller.map_cache.location", "sram"),
+                ("controller.map_cache.map_page_kib", "16"),
+                ("controller.map_cache.sram_size_kib", "1024"),
+                ("controller.map_cache.sram_segment_kib", piece),
+            ],
+        );
+        fill(&mut d, 4 * GIB);
+        d.idle(SEC);
+        let before = d.counters()[C::map_pages_read];
+        // 2 GiB from 2 GiB on: past what the 1 MiB of SRAM still holds from the fill's end
+        let w = Workload {
+            rw: Rw::Read,
+            bs: 128 << 10,
+            iodepth: 1,
+            offset: 0,
+            size: 2 * GIB,
+            ..Workload::default()
+        };
+        run(&mut d, w);
+        let reads = d.counters()[C::map_pages_read] - before;
+        assert_eq!(reads, (2 * GIB / span_per_miss) as f64, "piece {piece} KiB");
+    }
 }

@@ -152,6 +152,11 @@ pub struct MapCacheConfig {
     pub hmb_size_mib: u64,
     /// On-controller SRAM given to map pages, KiB (used with `location = "sram"`).
     pub sram_size_kib: u64,
+    /// With `location = "sram"`: the piece of a map page the SRAM caches, KiB (a power of two; 0, or one
+    /// at least `map_page_kib`, = whole map pages). A miss senses the map page and moves out and decodes
+    /// only the codewords holding this piece: a small SRAM holds more scattered pieces of the map, and a
+    /// sequential stream misses once per piece instead of once per page.
+    pub sram_segment_kib: u32,
     /// Map-page size, KiB: the unit loaded on a miss and written back when dirty (power of two, 1..=64).
     pub map_page_kib: u32,
     /// Sequential prefetch: on a miss also load the next N map pages (0 = off).

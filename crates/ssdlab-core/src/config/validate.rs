@@ -205,6 +205,12 @@ impl DriveConfig {
             "must be a power of two from 1 to 64",
             m.map_page_kib,
         );
+        c.check(
+            m.sram_segment_kib == 0 || (m.sram_segment_kib.is_power_of_two() && m.sram_segment_kib <= 64),
+            "controller.map_cache.sram_segment_kib",
+            "must be 0 (whole map pages) or a power of two from 1 to 64",
+            m.sram_segment_kib,
+        );
         c.range_u("controller.map_cache.prefetch_pages", m.prefetch_pages.into(), 0, 256);
         c.range_f("controller.map_cache.hmb_ecc_single_bit_rate", m.hmb_ecc_single_bit_rate, 0.0, 1.0);
         c.range_f("controller.map_cache.hmb_ecc_double_bit_rate", m.hmb_ecc_double_bit_rate, 0.0, 1.0);

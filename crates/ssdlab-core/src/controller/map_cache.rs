@@ -37,6 +37,7 @@
 //! Data structures are flat arrays: a slot index per map page and an intrusive doubly-linked LRU list
 //! over the slots, so a lookup is a few array accesses.
 
+use super::data_path::DataPath;
 use super::{ControllerCounters, SLOT_BYTES};
 use crate::config::{DriveConfig, MapLocation};
 use crate::engine::{stream, Ns, Rng};
@@ -50,6 +51,14 @@ const NONE: u32 = u32::MAX;
 /// config, workload and seed.
 const ECC_STREAM: u64 = 0x4d41_5045_4343;
 
+/// What a map-cache operation works with besides its own state: the NAND (map page reads and programs), the
+/// host link (HMB traffic) and the decoders map pages are read through (the channels' LDPC, as host data).
+pub struct MapIo<'a> {
+    pub nand: &'a mut Nand,
+    pub link: &'a mut Link,
+    pub data: &'a mut DataPath,
+}
+
 #[derive(Clone, Debug)]
 pub struct MapCache {
     location: MapLocation,
@@ -57,6 +66,10 @@ pub struct MapCache {
     /// log2 of the LPNs one map page covers.
     shift: u32,
     page_bytes: u64,
+    /// Bytes a miss moves and decodes: the codewords that hold the cached unit (a whole HMB map page; an
+    /// SRAM piece rounded up to a codeword). log2 of the cached units in one map page on flash.
+    read_bytes: u64,
+    pieces_shift: u32,
     /// Map pages the cache holds at most.
     capacity: u32,
     prefetch: u32,
@@ -113,7 +126,14 @@ impl MapCache {
     /// The cache of a drive whose host sees `user_lpns` 4 KiB pages, on flash of shape `geo`.
     pub fn new(cfg: &DriveConfig, user_lpns: u32, geo: &Geometry) -> Self {
         let c = &cfg.controller.map_cache;
-        let page_bytes = u64::from(c.map_page_kib) * 1024;
+        // The unit the cache holds: a map page, or with SRAM a piece of one (`sram_segment_kib`). A miss
+        // senses the map page on flash and moves out and decodes the codewords that hold that unit.
+        let map_page = u64::from(c.map_page_kib) * 1024;
+        let segment = u64::from(c.sram_segment_kib) * 1024;
+        let page_bytes =
+            if c.location == MapLocation::Sram && segment > 0 { segment.min(map_page) } else { map_page };
+        let codeword = u64::from(cfg.controller.data_path.ldpc_codeword_bytes).max(1);
+        let read_bytes = page_bytes.div_ceil(codeword) * codeword;
         let entry_bytes = u64::from(c.entry_bytes).max(1);
         // entries per map page, rounded down to a power of two so a map page is an LPN shift
         let lpns_per_page = 1u64 << (page_bytes / entry_bytes).max(1).ilog2();
@@ -134,6 +154,8 @@ impl MapCache {
             lookup_ns: c.lookup_ns,
             shift: lpns_per_page.trailing_zeros(),
             page_bytes,
+            read_bytes,
+            pieces_shift: (map_page / page_bytes).trailing_zeros(),
             capacity,
             // a miss's prefetch must not evict the page it was for
             prefetch: c.prefetch_pages.min(capacity - 1),
@@ -181,8 +203,7 @@ impl MapCache {
         lpn: Lpn,
         n: u32,
         write: bool,
-        nand: &mut Nand,
-        link: &mut Link,
+        io: &mut MapIo<'_>,
         c: &mut ControllerCounters,
     ) -> Ns {
         let n = n.max(1);
@@ -196,7 +217,7 @@ impl MapCache {
                 for mp in first..=last {
                     self.mark_dirty(mp);
                 }
-                self.log(t, n, nand, link, c);
+                self.log(t, n, io, c);
             }
             return t + self.lookup_ns;
         }
@@ -212,19 +233,19 @@ impl MapCache {
             let lo = lpn.max(mp << self.shift);
             let hi = (lpn + (n - 1)).min(((mp + 1) << self.shift) - 1);
             let entry_bytes = u64::from(hi - lo + 1) * self.entry_bytes;
-            let ready = self.access(t, mp, entry_bytes, nand, link, c);
+            let ready = self.access(t, mp, entry_bytes, io, c);
             if write {
                 self.mark_dirty(mp);
                 if self.location == MapLocation::Hmb {
                     // the updated entries go back up into the HMB (a posted write)
-                    link.transfer(Direction::Up, ready, entry_bytes);
+                    io.link.transfer(Direction::Up, ready, entry_bytes);
                     c.hmb_bytes += entry_bytes;
                 }
             }
             done = done.max(ready);
         }
         if write && self.journal {
-            self.log(t, n, nand, link, c);
+            self.log(t, n, io, c);
         }
         done
     }
@@ -245,32 +266,32 @@ impl MapCache {
     /// follows once the interval is reached. The command does not wait for either (no power-loss
     /// protection on these drives: a write is acknowledged from the volatile buffer), but they occupy
     /// dies that later host programs and reads queue behind.
-    fn log(&mut self, t: Ns, n: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+    fn log(&mut self, t: Ns, n: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
         self.entries_since += u64::from(n);
         self.journal_pending += u64::from(n) * self.journal_entry_bytes;
         while self.journal_pending >= self.journal_page_bytes {
             let die = self.next_die;
             self.next_die = (self.next_die + 1) % self.dies;
-            nand.program(die, t, 0, CellMode::Slc, self.journal_page_bytes);
+            io.nand.program(die, t, 0, CellMode::Slc, self.journal_page_bytes);
             c.map_journal_pages_written += self.journal_page_bytes / SLOT_BYTES;
             self.journal_pending -= self.journal_page_bytes;
         }
         let dirty_bound = self.checkpoint_dirty > 0 && self.dirty_count >= self.checkpoint_dirty;
         if self.entries_since >= self.checkpoint_entries || dirty_bound {
-            self.checkpoint(t, nand, link, c);
+            self.checkpoint(t, io, c);
         }
     }
 
     /// Write every dirty map page to NAND from `t`; the journal starts over (what it held not yet
     /// programmed is covered by the checkpoint).
-    fn checkpoint(&mut self, t: Ns, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+    fn checkpoint(&mut self, t: Ns, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
         c.map_checkpoints += 1;
         let mut list = std::mem::take(&mut self.dirty_list);
         for &mp in &list {
             if self.dirty[mp as usize] {
                 let s = self.slot_of.get(mp as usize).copied().unwrap_or(NONE);
                 let at = if s == NONE { t } else { t.max(self.ready[s as usize]) };
-                self.write_back(at, mp as usize, nand, link, c);
+                self.write_back(at, mp as usize, io, c);
             }
         }
         list.clear();
@@ -285,8 +306,7 @@ impl MapCache {
         t: Ns,
         mp: u32,
         entry_bytes: u64,
-        nand: &mut Nand,
-        link: &mut Link,
+        io: &mut MapIo<'_>,
         c: &mut ControllerCounters,
     ) -> Ns {
         let s = self.slot_of[mp as usize];
@@ -298,17 +318,17 @@ impl MapCache {
                 return avail + self.lookup_ns;
             }
             // HMB: the read request goes up (one-way latency), the entries come down as a completion.
-            let got = link.transfer(Direction::Down, avail + self.link_latency, entry_bytes);
+            let got = io.link.transfer(Direction::Down, avail + self.link_latency, entry_bytes);
             c.hmb_bytes += entry_bytes;
-            let got = self.ecc(got, mp, nand, link, c);
+            let got = self.ecc(got, mp, io, c);
             return got + self.lookup_ns;
         }
         c.map_misses += 1;
-        let ready = self.load(t, mp, nand, link, c);
+        let ready = self.load(t, mp, io, c);
         for k in 1..=self.prefetch {
             let p = mp + k;
             if (p as usize) < self.slot_of.len() && self.slot_of[p as usize] == NONE {
-                self.load(t, p, nand, link, c);
+                self.load(t, p, io, c);
             }
         }
         if self.prefetch > 0 {
@@ -352,8 +372,7 @@ impl MapCache {
         got: Ns,
         flipped: u32,
         mp: u32,
-        nand: &mut Nand,
-        link: &mut Link,
+        io: &mut MapIo<'_>,
         c: &mut ControllerCounters,
     ) -> Ns {
         match flipped {
@@ -364,9 +383,9 @@ impl MapCache {
             }
             _ => {
                 c.hmb_ecc_reloads += 1;
-                let r = self.read_from_nand(got, mp, nand, c);
+                let r = self.read_from_nand(got, mp, io, c);
                 if let Some(s) = self.slot_of.get(mp as usize).copied().filter(|&s| s != NONE) {
-                    link.transfer(Direction::Up, r, self.page_bytes);
+                    io.link.transfer(Direction::Up, r, self.page_bytes);
                     c.hmb_bytes += self.page_bytes;
                     self.ready[s as usize] = self.ready[s as usize].max(r);
                 }
@@ -377,7 +396,7 @@ impl MapCache {
 
     /// SECDED over the map data of cached map page `mp` just read from the HMB: returns when correct
     /// entries are at hand.
-    fn ecc(&mut self, got: Ns, mp: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) -> Ns {
+    fn ecc(&mut self, got: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
         // an injected error takes the place of this access's random draw
         let flipped = match self.take_flips(mp) {
             0 if self.ecc_single == 0.0 && self.ecc_double == 0.0 => 0,
@@ -393,26 +412,33 @@ impl MapCache {
             }
             n => n,
         };
-        self.secded(got, flipped, mp, nand, link, c)
+        self.secded(got, flipped, mp, io, c)
     }
 
     /// A map page read on behalf of a host command: like the host's own reads it may suspend a program
-    /// or erase (with `[nand.suspension]` on) rather than wait behind it.
-    fn read_from_nand(&mut self, t: Ns, mp: u32, nand: &mut Nand, c: &mut ControllerCounters) -> Ns {
+    /// or erase (with `[nand.suspension]` on) rather than wait behind it, and its codewords go through the
+    /// channel's decoder as host data does. Returns when the decoded entries are at the controller.
+    fn read_from_nand(&mut self, t: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
         c.map_pages_read += 1;
         // map pages are striped over dies, then planes, as the log head writes them: no plane is hot
-        let plane = (mp / self.dies) % self.planes;
-        nand.read_suspending(mp % self.dies, t, 0, CellMode::Slc, 1 << plane, self.page_bytes)
+        // (the pieces of one map page share it)
+        let page = mp >> self.pieces_shift;
+        let die = page % self.dies;
+        let plane = (page / self.dies) % self.planes;
+        let at = io.nand.read_suspending(die, t, 0, CellMode::Slc, 1 << plane, self.read_bytes);
+        let bus = io.nand.timing.bus_ns(self.read_bytes);
+        let channel = io.nand.geo.channel_of(die);
+        io.data.decode(channel, at, bus, self.read_bytes, CellMode::Slc).0
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.
     /// Returns when its content is at the controller.
-    fn load(&mut self, t: Ns, mp: u32, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) -> Ns {
-        let s = self.free_slot(t, nand, link, c);
-        let ready = if self.on_flash[mp as usize] { self.read_from_nand(t, mp, nand, c) } else { t };
+    fn load(&mut self, t: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
+        let s = self.free_slot(t, io, c);
+        let ready = if self.on_flash[mp as usize] { self.read_from_nand(t, mp, io, c) } else { t };
         if self.location == MapLocation::Hmb {
             // the controller writes the map page up into the HMB (posted; it uses its own copy meanwhile)
-            link.transfer(Direction::Up, ready, self.page_bytes);
+            io.link.transfer(Direction::Up, ready, self.page_bytes);
             c.hmb_bytes += self.page_bytes;
         }
         let i = s as usize;
@@ -424,7 +450,7 @@ impl MapCache {
     }
 
     /// An unlinked slot: a new one while the cache is not full, else the LRU one (written back if dirty).
-    fn free_slot(&mut self, t: Ns, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) -> u32 {
+    fn free_slot(&mut self, t: Ns, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> u32 {
         if (self.page.len() as u32) < self.capacity {
             self.page.push(NONE);
             self.prev.push(NONE);
@@ -438,7 +464,7 @@ impl MapCache {
         let old = self.page[i] as usize;
         self.slot_of[old] = NONE;
         if self.dirty[old] {
-            self.write_back(t.max(self.ready[i]), old, nand, link, c);
+            self.write_back(t.max(self.ready[i]), old, io, c);
         }
         // a clean copy is dropped unread, injected flips and all
         self.take_flips(old as u32);
@@ -447,12 +473,12 @@ impl MapCache {
 
     /// A dirty map page goes to flash (evicted, or checkpointed): it joins the batch for the next map
     /// program unit and is clean from then on.
-    fn write_back(&mut self, t: Ns, mp: usize, nand: &mut Nand, link: &mut Link, c: &mut ControllerCounters) {
+    fn write_back(&mut self, t: Ns, mp: usize, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
         self.dirty[mp] = false;
         self.dirty_count -= 1;
         let at_controller = if self.location == MapLocation::Hmb {
             c.hmb_bytes += self.page_bytes;
-            link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
+            io.link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
         } else {
             t
         };
@@ -461,7 +487,7 @@ impl MapCache {
         // (its entries newer than that copy would come back from the journal: that replay is not modelled),
         // and if it is still cached (a checkpoint) its HMB copy is written anew.
         let flipped = self.take_flips(mp as u32);
-        let at_controller = self.secded(at_controller, flipped, mp as u32, nand, link, c);
+        let at_controller = self.secded(at_controller, flipped, mp as u32, io, c);
         if let Some(f) = self.on_flash.get_mut(mp) {
             *f = true;
         }
@@ -470,7 +496,7 @@ impl MapCache {
         while self.pending_bytes >= self.unit_bytes {
             let die = self.next_die;
             self.next_die = (self.next_die + 1) % self.dies;
-            nand.program(die, self.pending_ready, 0, CellMode::Slc, self.unit_bytes);
+            io.nand.program(die, self.pending_ready, 0, CellMode::Slc, self.unit_bytes);
             c.map_pages_written += self.unit_bytes / SLOT_BYTES;
             self.pending_bytes -= self.unit_bytes;
         }
@@ -520,7 +546,26 @@ mod tests {
     use super::*;
     use crate::config::DriveConfig;
 
-    fn cache(location: &str, sram_kib: u32, prefetch: u32) -> (MapCache, Nand, Link) {
+    /// What the cache works with, owned by the test.
+    struct Parts {
+        nand: Nand,
+        link: Link,
+        data: DataPath,
+    }
+
+    impl Parts {
+        fn new(cfg: &DriveConfig) -> Self {
+            let nand = Nand::new(&cfg.nand, 4096);
+            let data = DataPath::new(&cfg.controller.data_path, cfg.nand.channels);
+            Parts { nand, link: Link::new(&cfg.link), data }
+        }
+
+        fn io(&mut self) -> MapIo<'_> {
+            MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data }
+        }
+    }
+
+    fn cache(location: &str, sram_kib: u32, prefetch: u32) -> (MapCache, Parts) {
         let text = include_str!("../../../../python/ssdlab/presets/generic-tlc-dram.toml");
         let o = |k: &str, v: String| (k.to_string(), v);
         let cfg = DriveConfig::from_toml_str(
@@ -533,38 +578,37 @@ mod tests {
             ],
         )
         .unwrap();
-        let nand = Nand::new(&cfg.nand, 4096);
-        let link = Link::new(&cfg.link);
-        (MapCache::new(&cfg, 1_000_000, &nand.geo), nand, link)
+        let parts = Parts::new(&cfg);
+        (MapCache::new(&cfg, 1_000_000, &parts.nand.geo), parts)
     }
 
     #[test]
     fn lru_keeps_the_most_recent_pages_and_writes_back_dirty_ones() {
         // 16 KiB of SRAM = 4 map pages of 4 KiB
-        let (mut m, mut nand, mut link) = cache("sram", 16, 0);
+        let (mut m, mut p) = cache("sram", 16, 0);
         let mut c = ControllerCounters::default();
         for mp in 0..4u32 {
-            m.lookup(0, mp << 10, 1, true, &mut nand, &mut link, &mut c);
+            m.lookup(0, mp << 10, 1, true, &mut p.io(), &mut c);
         }
         assert_eq!((c.map_misses, c.map_hits), (4, 0));
-        m.lookup(0, 0, 1, false, &mut nand, &mut link, &mut c); // page 0 now most recent
-        m.lookup(0, 4 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts page 1
+        m.lookup(0, 0, 1, false, &mut p.io(), &mut c); // page 0 now most recent
+        m.lookup(0, 4 << 10, 1, false, &mut p.io(), &mut c); // evicts page 1
         assert_eq!(m.slot_of[1], NONE);
         assert_ne!(m.slot_of[0], NONE);
         assert!(m.on_flash[1], "dirty page 1 went to flash");
         // a fresh map page costs no NAND read; one that was written back does
         assert_eq!(c.map_pages_read, 0);
-        m.lookup(0, 1 << 10, 1, false, &mut nand, &mut link, &mut c);
+        m.lookup(0, 1 << 10, 1, false, &mut p.io(), &mut c);
         assert_eq!(c.map_pages_read, 1);
     }
 
     #[test]
     fn prefetch_loads_the_following_pages() {
-        let (mut m, mut nand, mut link) = cache("sram", 64, 3);
+        let (mut m, mut p) = cache("sram", 64, 3);
         let mut c = ControllerCounters::default();
-        m.lookup(0, 0, 1, false, &mut nand, &mut link, &mut c);
+        m.lookup(0, 0, 1, false, &mut p.io(), &mut c);
         for mp in 1..4u32 {
-            m.lookup(0, mp << 10, 1, false, &mut nand, &mut link, &mut c);
+            m.lookup(0, mp << 10, 1, false, &mut p.io(), &mut c);
         }
         assert_eq!((c.map_misses, c.map_hits), (1, 3));
     }
@@ -586,32 +630,31 @@ mod tests {
             ],
         )
         .unwrap();
-        let mut nand = Nand::new(&cfg.nand, 4096);
-        let mut link = Link::new(&cfg.link);
-        let mut m = MapCache::new(&cfg, 1_000_000, &nand.geo);
+        let mut p = Parts::new(&cfg);
+        let mut m = MapCache::new(&cfg, 1_000_000, &p.nand.geo);
         let mut c = ControllerCounters::default();
         for mp in 0..4u32 {
-            m.lookup(0, mp << 10, 1, mp < 2, &mut nand, &mut link, &mut c); // pages 0, 1 dirty
+            m.lookup(0, mp << 10, 1, mp < 2, &mut p.io(), &mut c); // pages 0, 1 dirty
         }
         assert!(!m.inject_flips(9 << 10, 2), "map page 9 is not cached");
         assert!(m.inject_flips(0, 2) && m.inject_flips(2 << 10, 2));
-        m.lookup(0, 4 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts dirty page 0
+        m.lookup(0, 4 << 10, 1, false, &mut p.io(), &mut c); // evicts dirty page 0
         assert_eq!(
             (c.hmb_ecc_reloads, c.map_pages_read),
             (1, 1),
             "read from NAND, not written back as it was"
         );
-        m.lookup(0, 5 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts page 1: clean copy
-        m.lookup(0, 6 << 10, 1, false, &mut nand, &mut link, &mut c); // evicts clean page 2, dropped unread
+        m.lookup(0, 5 << 10, 1, false, &mut p.io(), &mut c); // evicts page 1: clean copy
+        m.lookup(0, 6 << 10, 1, false, &mut p.io(), &mut c); // evicts clean page 2, dropped unread
         assert_eq!((c.hmb_ecc_reloads, c.map_pages_read), (1, 1));
         assert!(m.flips.is_empty());
     }
 
     #[test]
     fn a_command_spanning_two_map_pages_is_two_lookups() {
-        let (mut m, mut nand, mut link) = cache("dram", 64, 0);
+        let (mut m, mut p) = cache("dram", 64, 0);
         let mut c = ControllerCounters::default();
-        m.lookup(0, 1020, 8, false, &mut nand, &mut link, &mut c);
+        m.lookup(0, 1020, 8, false, &mut p.io(), &mut c);
         assert_eq!(c.map_lookups, 2);
     }
 }

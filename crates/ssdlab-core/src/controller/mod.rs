@@ -16,7 +16,7 @@ use crate::ftl::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::link::Link;
 use crate::nand::{CellMode, Nand, Ppn};
 use data_path::DataPath;
-use map_cache::MapCache;
+use map_cache::{MapCache, MapIo};
 use write_buffer::WriteBuffer;
 
 /// Bytes of a logical page (LPN).
@@ -140,7 +140,8 @@ impl Controller {
     /// Read `n` LPNs from `lpn`, arriving at `now`. Returns when the last byte has reached the host.
     pub fn read(&mut self, now: Ns, lpn: Lpn, n: u32) -> Ns {
         let t = self.firmware(now, self.read_overhead);
-        let t = self.map.lookup(t, lpn, n, false, &mut self.nand, &mut self.link, &mut self.counters);
+        let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
+        let t = self.map.lookup(t, lpn, n, false, io, &mut self.counters);
         let geo = self.nand.geo;
         let mut done = t;
         let mut i = 0;
@@ -215,8 +216,8 @@ impl Controller {
         }
         self.counters.write_buffer_stall_ns += room - t_fw;
         // the map entries point at the buffered data once it is in; then firmware commits the write
-        let mapped =
-            self.map.lookup(data_in, lpn, n, true, &mut self.nand, &mut self.link, &mut self.counters);
+        let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
+        let mapped = self.map.lookup(data_in, lpn, n, true, io, &mut self.counters);
         Ok(if self.write_commit == 0 { mapped } else { self.firmware(mapped, self.write_commit) })
     }
 
