@@ -316,11 +316,12 @@ def test_hmb_off_moves_the_map_cache_to_sram_and_slows_random_reads() -> None:
     drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
     on, off = Controller(drive), Controller(drive.clone())
     off.set_feature("hmb", ehm=0)
-    # every SRAM miss costs a map-page read first: at QD32 the dies overlap them, so not quite half
-    assert randread(off) < 0.6 * randread(on)
+    # every SRAM miss reads a codeword of its map page first (bg.toml's sram_segment_kib): at QD32 the
+    # dies and decoders overlap them, ~30% slower
+    assert randread(off) < 0.8 * randread(on)
     on.set_feature("hmb", ehm=0)
     on.set_feature("hmb", ehm=1)  # given back: the HMB's speed again (its cache refills)
-    assert randread(on) > 1.6 * randread(off)
+    assert randread(on) > 1.25 * randread(off)
     with pytest.raises(CommandError, match="HMMIN 16384 to HMPRE 16384"):
         on.set_feature("hmb", ehm=1, hsize_4kib=1000)
     dram = Controller(ssdlab.Drive.from_preset("generic-tlc-dram"))
