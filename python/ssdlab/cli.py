@@ -41,9 +41,11 @@ from ssdlab._cli_options import DriveOpt, JsonOpt, PresetOpt, ScaleOpt, SetOpt, 
 from ssdlab._core import version
 from ssdlab.drive import Drive
 from ssdlab.errors import (
+    ConfigError,
     InputError,
     SimulationError,
     SsdlabError,
+    WorkloadError,
     config_error,
     output_file,
     output_folder,
@@ -101,7 +103,9 @@ def _named_as_options() -> Iterator[None]:
     """Input errors raised inside name the ``run``/``compare`` option, not the Python field."""
     try:
         yield
-    except InputError as e:
+    except (ConfigError, WorkloadError) as e:
+        if type(e) not in (ConfigError, WorkloadError):  # an error of its own kind (a job file's) as it is
+            raise
         problems = [replace(p, path=_RUN_OPTIONS.get(p.path, p.path)) for p in e.errors()]
         raise type(e)(problems) from None
 

@@ -15,10 +15,12 @@
 //!   more are detected and the copy is dropped: its entries are never used (nor written back to NAND);
 //!   the map page is read again from NAND (`tR` in SLC mode on the die holding it, a map page read in the
 //!   counters) and written up into the HMB anew, and lookups of it wait for that.
-//! - `sram`: the same LRU cache on the controller: no link crossings.
+//! - `sram`: the same LRU cache on the controller: no link crossings. Its unit may be a piece of a map page
+//!   (`sram_segment_kib`): a small SRAM then holds more scattered pieces, a sequential stream misses per piece.
 //!
 //! A miss costs one NAND read of the map page (SLC mode, on die `map page % dies` and plane
-//! `map page / dies % planes`, `tR + bus transfer`),
+//! `map page / dies % planes`, `tR + bus transfer` of the codewords holding the cached unit, then their
+//! decode on the channel's LDPC, as host data),
 //! unless the map page has never been written to flash (a fresh drive: the controller builds it empty).
 //! On a miss the next `prefetch_pages` map pages are loaded too (each one NAND read on its own die, in
 //! parallel; the command waits only for its own). Host writes dirty the map pages they touch; a dirty
