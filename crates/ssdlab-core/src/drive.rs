@@ -142,14 +142,13 @@ impl PendingCompletions {
         self.heap.len()
     }
 
-    /// Drop the commands that complete after `now` (a power cut: they never will) and return how many;
+    /// Drop the commands that complete after `now` (a power cut: they never will) and return their ids;
     /// those already due stay, posted to the host's completion queue before the power went.
-    fn drop_after(&mut self, now: Ns) -> u64 {
-        let before = self.heap.len();
+    fn drop_after(&mut self, now: Ns) -> Vec<u64> {
         let (due, dropped): (Vec<_>, Vec<_>) = self.heap.drain().partition(|Reverse((t, _, _))| *t <= now);
         self.free.extend(dropped.iter().map(|Reverse((_, _, slot))| *slot));
         self.heap = due.into_iter().collect();
-        (before - self.heap.len()) as u64
+        dropped.into_iter().map(|Reverse((_, id, _))| id).collect()
     }
 }
 
@@ -504,10 +503,13 @@ impl Drive {
         let end = self.ctl.power_cut(now, pln, &self.cfg);
         let flush_energy_j =
             if pln { self.power.energy_j(end, &self.op_totals()) - energy_before } else { 0.0 };
-        let commands_dropped = self.pending.drop_after(now);
-        // the data of reads that completed before the cut is in host memory with their completions
-        let pending = &self.pending;
-        self.read_payloads.retain(|id, _| pending.time_of(*id).is_some());
+        let dropped = self.pending.drop_after(now);
+        // only the dropped reads lose their data: those that completed before the cut have it in host
+        // memory with their completions
+        for id in &dropped {
+            self.read_payloads.remove(id);
+        }
+        let commands_dropped = dropped.len() as u64;
         self.queue = DeviceQueue::new(self.cfg.link.queue_depth_limit);
         self.host.unsafe_shutdowns += 1;
         if !flushed {
