@@ -26,8 +26,9 @@ __all__ = [
 ]
 
 def version() -> str: ...
-def check_workload(workload: dict[str, int | str | bool]) -> None:
-    """Raise ``WorkloadError`` listing every problem of a workload dict (no drive: no size checks)."""
+def check_workload(workload: dict[str, int | str | bool], capacity: int | None = None) -> None:
+    """Raise ``WorkloadError`` listing every problem of a workload dict; the size checks against a drive of
+    ``capacity`` bytes when given."""
 
 def counter_registry() -> list[tuple[str, str, str, str]]:
     """Every counter as ``(name, unit, kind, description)``, in the order drives report them."""

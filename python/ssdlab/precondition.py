@@ -53,8 +53,6 @@ __all__ = [
     "write_span",
 ]
 
-#: The engine's logical page: offsets and lengths of host IO are multiples of it.
-
 
 @dataclass
 class Phase:

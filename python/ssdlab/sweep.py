@@ -73,7 +73,7 @@ import numpy as np
 from ssdlab._dask import client as dask_client
 from ssdlab.errors import WorkloadError, read_text_file, workload_error
 from ssdlab.presets import list_presets, resolve_base
-from ssdlab.units import SIZE_UNITS, format_size, parse_size
+from ssdlab.units import PAGE, SIZE_UNITS, format_size
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -147,8 +147,8 @@ class Parameter:
     def _value(self, x: float) -> Any:
         if self.unit.lower() in SIZE_UNITS:
             # a size: whole 4 KiB pages (a log range's points fall between them), written exactly
-            pages = max(1, round(x * SIZE_UNITS[self.unit.lower()] / 4096))
-            return format_size(pages * 4096)
+            pages = max(1, round(x * SIZE_UNITS[self.unit.lower()] / PAGE))
+            return format_size(pages * PAGE)
         v: Any = round(x) if self.integer else round(x, 12)
         return f"{v}{self.unit}" if self.unit else v
 
@@ -415,14 +415,13 @@ def _check_points(spec: Spec) -> None:
                 what = first.message if p.index < len(spec.workloads) else f"point {p.index}: {first.message}"
                 raise _bad(f"{where}.{first.path}", what, first.value) from None
             capacity[key] = d.capacity_bytes
-        w = Workload(**p.workload)
-        end = parse_size(w.offset, "offset") + parse_size(w.size, "size") if w.size else 0
-        if end > capacity[key]:
+        try:
+            Workload(**p.workload).check_fits(capacity[key])
+        except WorkloadError as e:
+            first = e.errors()[0]
             raise _bad(
-                f"workloads.{p.workload_name}.size",
-                f"point {p.index}: offset + size ({end} bytes) must fit the drive ({capacity[key]} bytes)",
-                w.size,
-            )
+                f"workloads.{p.workload_name}.{first.path}", f"point {p.index}: {first.message}", first.value
+            ) from None
 
 
 def load_spec(path: Path) -> Spec:

@@ -147,6 +147,21 @@ class Workload:
         # units; the names, types and ranges are the engine's (the size checks wait for the drive).
         check_workload(self.to_native())
 
+    def check_fits(self, capacity_bytes: int) -> None:
+        """Raise :class:`ssdlab.WorkloadError` for every problem against a drive of ``capacity_bytes`` (the
+        size checks a run makes: the region, the IO count), before any run.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> try:
+        ...     Workload(offset="1g", size="8g").check_fits(4 << 30)
+        ... except ssdlab.WorkloadError as e:
+        ...     print(e.field)
+        size
+        """
+        check_workload(self.to_native(), capacity_bytes)
+
     def to_native(self) -> dict[str, int | str | bool]:
         """The dict :meth:`ssdlab._core.NativeDrive.run` takes: bytes and simulated nanoseconds.
 

@@ -55,8 +55,14 @@ fn field_value(v: &Bound<'_, PyAny>) -> Option<FieldValue> {
     v.cast::<PyString>().ok().and_then(|s| s.to_str().ok()).map(|s| FieldValue::Str(s.to_string()))
 }
 
-/// Check a workload dict (no drive: the size checks wait for the run), raising every problem at once.
+/// Check a workload dict, raising every problem at once; against a drive of `capacity` bytes when given
+/// (without, the size checks wait for the run).
 #[pyfunction]
-pub fn check_workload(py: Python<'_>, workload: &Bound<'_, PyDict>) -> PyResult<()> {
-    from_dict(py, workload).map(drop)
+#[pyo3(signature = (workload, capacity=None))]
+pub fn check_workload(py: Python<'_>, workload: &Bound<'_, PyDict>, capacity: Option<u64>) -> PyResult<()> {
+    let w = from_dict(py, workload)?;
+    match capacity.map(|c| w.problems(Some(c))) {
+        Some(problems) if !problems.is_empty() => Err(workload_errors(py, &problems)),
+        _ => Ok(()),
+    }
 }
