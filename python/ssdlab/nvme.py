@@ -35,15 +35,11 @@ from ssdlab.units import PAGE
 DATA_UNIT_BYTES = 512_000
 
 
-def _config(drive: Drive) -> dict[str, Any]:
-    return drive.config()
-
-
 def identify_controller(drive: Drive) -> dict[str, Any]:
     """The Identify Controller fields a host reads to set the drive up: model, capacity, the power states
     with their maximum power and entry/exit latencies, the HMB sizes, whether a volatile write cache is
     present, and the thermal management temperatures."""
-    cfg = _config(drive)
+    cfg = drive.config()
     mc = cfg["controller"]["map_cache"]
     power = cfg.get("power", {})
     thermal = cfg.get("thermal", {})
@@ -88,7 +84,7 @@ def smart_log(drive: Drive) -> dict[str, int | float]:
     100 and is capped at 255 as the specification says; ``available_spare`` falls as blocks retire (grown
     bad blocks against the factory spare); ``power_on_hours`` is simulated time."""
     c = drive.counters()
-    cfg = _config(drive)
+    cfg = drive.config()
     limit = cfg["ftl"]["pe_cycle_limit"]
     used = min(255, math.floor(100 * c["pe_cycles_mean"] / limit)) if limit else 0
     nand = cfg["nand"]

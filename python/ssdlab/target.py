@@ -48,7 +48,7 @@ from typing import Any
 from ssdlab.counters import REGISTRY, Counters
 from ssdlab.errors import workload_error
 from ssdlab.result import Result
-from ssdlab.units import format_size, parse_size, parse_time_ns
+from ssdlab.units import PAGE, format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = ["Target", "fio_args"]
@@ -356,12 +356,12 @@ class Target:
                 why = _signature(p)
                 why = f" and {why}" if why else ""
                 raise _refuse(f"{p} exists{why}; pass --destroy-data to overwrite it, or name a new file", p)
-            capacity = os.path.getsize(p) // 4096 * 4096  # whole 4 KiB pages: a tail is never touched
+            capacity = os.path.getsize(p) // PAGE * PAGE  # whole 4 KiB pages: a tail is never touched
             if capacity < 1 << 20:
                 raise _refuse(f"{p} holds {os.path.getsize(p)} bytes: a target needs at least 1 MiB", p)
             return cls(p, capacity, created=False, keep=True, block=False)
         capacity = (1 << 30) if size is None else parse_size(size, "target_size")
-        if capacity < 1 << 20 or capacity % 4096:
+        if capacity < 1 << 20 or capacity % PAGE:
             raise workload_error("target_size", "must be at least 1 MiB and a multiple of 4 KiB", size)
         folder = os.path.dirname(os.path.abspath(p))
         if not os.path.isdir(folder):
