@@ -801,6 +801,9 @@ impl Drive {
             }
             let io = jb.next_io();
             self.submit_unread(Command { tag: u64::from(index), ..io })?;
+            if let Some(next) = jb.upcoming_offset() {
+                self.ctl.ftl.prefetch((next / SLOT_BYTES) as u32);
+            }
             bytes += io.len;
             jb.outstanding += 1;
             if !jb.paced() && w.thinktime_ns > 0 && jb.think_due() {

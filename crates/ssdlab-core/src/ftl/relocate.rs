@@ -3,6 +3,7 @@
 //! FTL coordinator does them; the parts say which block and how much.
 
 use super::gc::GcJob;
+use super::map::MAP_PREFETCH_AHEAD;
 use super::{FlashOp, Ftl, FtlError, Lpn, Source};
 use crate::nand::CellMode;
 
@@ -158,12 +159,19 @@ impl Ftl {
         self.pool.start_collecting(victim);
         let reverse = self.map.take_reverse(victim);
         let valid = self.pool.block(victim).valid;
+        let mut written = Vec::new();
+        reverse.for_each(|off, lpn, k| written.push((off, lpn, k)));
+        // The victim's LPNs are scattered over the map: each check would wait on the host's memory, so
+        // entries a few places ahead are fetched while this one is checked (simulator speed only).
         let mut entries = Vec::with_capacity(valid as usize);
-        reverse.for_each(|off, lpn, k| {
+        for (i, &(off, lpn, k)) in written.iter().enumerate() {
+            if let Some(&(_, ahead, _)) = written.get(i + MAP_PREFETCH_AHEAD) {
+                self.map.prefetch(ahead);
+            }
             if self.map.maps_to(lpn, self.geo.ppn(victim, off)) {
                 entries.push((off, lpn, k));
             }
-        });
+        }
         GcJob::new(victim, entries, valid, &self.geo)
     }
 

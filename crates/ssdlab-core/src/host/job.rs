@@ -28,6 +28,9 @@ pub struct Job {
     seq_skip: u64,
     /// Where the next sequential IO starts, relative to `base`.
     next_off: u64,
+    /// A simple random job's next draw (op, block), made one IO early so that the drive can fetch the
+    /// map entry it will look up while it works on this one (the draws and their order are unchanged).
+    ahead: Option<(Op, u64)>,
     rwmixread: u32,
     compress_pct: u32,
     fua: bool,
@@ -95,6 +98,7 @@ impl Job {
             percentage_random: w.percentage_random,
             seq_skip: w.seq_skip,
             next_off: 0,
+            ahead: None,
             rwmixread: w.rwmixread,
             compress_pct: w.buffer_compress_percentage,
             fua: w.sync,
@@ -134,29 +138,23 @@ impl Job {
             self.writes_since_flush = 0;
             return Command::new(Op::Flush, 0, 0);
         }
-        let kind = match self.rw {
-            Rw::Read | Rw::RandRead => Op::Read,
-            Rw::Write | Rw::RandWrite => Op::Write,
-            Rw::Trim | Rw::RandTrim => Op::Trim,
-            Rw::ReadWrite | Rw::RandRw => {
-                if self.rng.random_range(0..100) < self.rwmixread {
-                    Op::Read
-                } else {
-                    Op::Write
-                }
-            }
-        };
-        let (offset, len) = if self.simple {
-            let block = if self.rw.is_random() {
-                self.rng.random_range(0..self.blocks)
-            } else {
+        let (kind, offset, len) = if self.simple && self.rw.is_random() {
+            let (kind, block) = match self.ahead.take() {
+                Some(next) => next,
+                None => self.draw_simple(),
+            };
+            self.ahead = Some(self.draw_simple());
+            (kind, block * self.bs, self.bs)
+        } else {
+            let kind = self.draw_op();
+            let (offset, len) = if self.simple {
                 let b = self.next_block();
                 self.next_off = (b + 1) % self.blocks * self.bs;
-                b
+                (b * self.bs, self.bs)
+            } else {
+                self.place(kind)
             };
-            (block * self.bs, self.bs)
-        } else {
-            self.place(kind)
+            (kind, offset, len)
         };
         if kind == Op::Write {
             self.writes_since_flush += 1;
@@ -170,6 +168,33 @@ impl Job {
             compress_pct: self.compress_pct,
             fua: self.fua && kind == Op::Write,
             ..Command::new(kind, self.base + offset, len)
+        }
+    }
+
+    /// Where the IO after the one just taken will go, when already drawn (simple random jobs).
+    #[inline]
+    pub fn upcoming_offset(&self) -> Option<u64> {
+        self.ahead.map(|(_, block)| self.base + block * self.bs)
+    }
+
+    /// A simple random job's next op and block, in the stream's order (op first, for mixed jobs).
+    fn draw_simple(&mut self) -> (Op, u64) {
+        let kind = self.draw_op();
+        (kind, self.rng.random_range(0..self.blocks))
+    }
+
+    fn draw_op(&mut self) -> Op {
+        match self.rw {
+            Rw::Read | Rw::RandRead => Op::Read,
+            Rw::Write | Rw::RandWrite => Op::Write,
+            Rw::Trim | Rw::RandTrim => Op::Trim,
+            Rw::ReadWrite | Rw::RandRw => {
+                if self.rng.random_range(0..100) < self.rwmixread {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
         }
     }
 
@@ -230,6 +255,27 @@ mod tests {
             assert!(c.len == 4096 || c.len == 65536);
             assert!(c.offset.is_multiple_of(4096) && c.offset + c.len <= 1 << 20, "{c:?}");
         }
+    }
+
+    #[test]
+    fn a_random_job_tells_where_its_next_io_goes_and_draws_the_same_stream_as_one_at_a_time() {
+        for rw in ["randread", "randrw"] {
+            let mut j = job(&[("rw", s(rw)), ("size", n(1 << 30))]);
+            let mut reference = stream(Workload::default().seed, 0);
+            for _ in 0..100 {
+                let c = j.next_io();
+                let ahead = j.upcoming_offset().expect("random jobs draw one IO ahead");
+                // the draws of fio's order, one IO at a time: the op of a mixed job, then the block
+                let op =
+                    if rw == "randrw" && reference.random_range(0..100) >= 50 { Op::Write } else { Op::Read };
+                let block = reference.random_range(0..(1u64 << 30) / 4096);
+                assert_eq!((c.op, c.offset), (op, j.base + block * 4096));
+                assert_eq!(j.clone().next_io().offset, ahead);
+            }
+        }
+        let mut j = job(&[("rw", s("read"))]);
+        j.next_io();
+        assert_eq!(j.upcoming_offset(), None, "a sequential job's next offset is no cache miss");
     }
 
     #[test]

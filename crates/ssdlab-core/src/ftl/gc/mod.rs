@@ -10,6 +10,7 @@ mod cost_benefit;
 mod greedy;
 mod windowed_greedy;
 
+use super::map::MAP_PREFETCH_AHEAD;
 use super::{BlockInfo, BlockState, Lpn, MapTable};
 use crate::config::{FtlConfig, GcPolicy};
 use crate::nand::Geometry;
@@ -193,6 +194,9 @@ impl GcJob {
         let mut slots = 0;
         while self.next < self.entries.len() && geo.page_of(self.entries[self.next].0) == page {
             let (off, lpn, k) = self.entries[self.next];
+            if let Some(&(_, ahead, _)) = self.entries.get(self.next + MAP_PREFETCH_AHEAD) {
+                map.prefetch(ahead);
+            }
             if map.maps_to(lpn, geo.ppn(self.victim, off)) {
                 live.push((lpn, k));
                 slots += k;
