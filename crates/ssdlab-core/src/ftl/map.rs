@@ -20,11 +20,11 @@ use std::sync::Arc;
 /// Entries per chunk: 65536 LPNs (256 MiB of LBA span) take 256 KiB of map. Large enough that the chunk
 /// table (8 bytes a chunk: 30 KB for 1 TB) stays in cache beside random lookups, small against the map.
 const CHUNK_BITS: u32 = 16;
+const CHUNK: usize = 1 << CHUNK_BITS;
+const _: () = assert!(CHUNK == super::MAP_CHUNK_LPNS as usize);
 /// How many entries ahead a scan over scattered LPNs (a GC victim's) prefetches their map entries: far
 /// enough for host memory to answer, near enough to stay in cache.
 pub(super) const MAP_PREFETCH_AHEAD: usize = 16;
-const CHUNK: usize = 1 << CHUNK_BITS;
-const _: () = assert!(CHUNK == super::MAP_CHUNK_LPNS as usize);
 
 /// A value kept in a chunk, as the atomic that holds it.
 pub(super) trait Entry: Copy + Default {
