@@ -75,11 +75,39 @@ def test_workload_json_parses() -> None:
     assert "waf" in d["counters"]
 
 
+def test_show_resolves_a_drive_file_and_fio_and_replay_take_the_drive_options(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.toml"
+    mine.write_text('base = "bg4-1tb"\n[nand]\ntR_us = [61.0]\n')
+    shown = ssdlab_cli("show", "--drive", str(mine), *SMALL)
+    assert shown.returncode == 0, shown.stderr
+    assert "tR_us = [61.0]" in shown.stdout and 'base = "' not in shown.stdout
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nrw=randread\nsize=64m\nruntime=10ms\n")
+    scale = ["--scale-capacity-gb", "8"]
+    fio = ssdlab_cli("fio", str(job), *scale, "--output-format", "json")
+    assert fio.returncode == 0, fio.stderr
+    assert json.loads(fio.stdout)["jobs"][0]["read"]["total_ios"] > 0
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_us,op,offset,length\n0,read,0,4096\n")
+    replay = ssdlab_cli("replay", str(trace), *scale, "--json")
+    assert replay.returncode == 0, replay.stderr
+    assert "user_capacity_gb = 8" in json.loads(replay.stdout)["config_toml"]
+
+
 def test_workload_table_shows_iops_percentiles_and_counters() -> None:
     out = ssdlab_cli("workload", *SMALL, "--rw", "randrw", "--size", "256m", "--runtime", "50ms")
     assert out.returncode == 0, out.stderr
     for word in ("IOPS", "MB/s", "p99.99", "read", "write", "nand_pages_programmed", "waf"):
         assert word in out.stdout
+
+
+def test_a_trim_workload_prints_its_trims_not_a_row_of_zeros() -> None:
+    out = ssdlab_cli("workload", *SMALL, "--rw", "trim", "--size", "64m")
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "│ trim" in line)
+    iops, mbps, mean_us = (float(c.replace(",", "")) for c in row.split("│")[2:5])
+    assert iops > 0 and mbps > 0 and mean_us > 0
+    assert "│ total" not in out.stdout  # a total is of reads and writes, and there are none
 
 
 def test_run_cdm_writes_results_json(tmp_path: Path) -> None:

@@ -109,3 +109,10 @@ def test_a_detected_hmb_map_error_is_reloaded_from_nand_never_used() -> None:
     assert read().latency_us == hit, "the HMB copy was replaced: a clean hit again"
     dram = Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 1})
     assert not dram._drive.inject_hmb_bit_flips(0, 2), "no map in host memory"
+
+
+def test_data_given_to_a_drive_that_keeps_none_is_refused_not_dropped() -> None:
+    d = Drive.from_preset("bg4-1tb", capacity_gb=4)
+    with pytest.raises(ssdlab.WorkloadError, match="keeps no data: call enable_data"):
+        d.submit("write", 0, PAGE, data=page(0))
+    assert d.outstanding == 0

@@ -268,6 +268,18 @@ def test_command_line_form_equals_the_job_file(tmp_path: Path) -> None:
         assert b["job options"]["name"] == b["jobname"]  # fio lists --name among the options
 
 
+def test_options_after_the_last_job_file_are_refused_not_dropped(tmp_path: Path) -> None:
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nrw=randread\nsize=1g\nruntime=20ms\n")
+    with pytest.raises(JobFileError, match="apply to the jobs that follow it, and none do") as e:
+        load_jobs([str(job), "--randseed=99"])
+    assert (e.value.where, e.value.field) == ("command line (--randseed=99)", "randseed")
+    # before the file they are global options, and after it they apply to the jobs given after them
+    assert load_jobs(["--randseed=99", str(job)]).jobs[0].workload.seed == 99
+    later = load_jobs([str(job), "--iodepth=8", "--name=b", "--rw=randwrite"]).jobs
+    assert [(j.name, j.workload.iodepth) for j in later] == [("a", 1), ("b", 8)]
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

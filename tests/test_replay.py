@@ -167,3 +167,19 @@ def test_an_exception_from_the_progress_callback_stops_a_run_or_a_replay(tmp_pat
         drive.clone().replay(trace, progress=stop)
     with pytest.raises(Stop):
         drive.run(Workload(rw="randread", size="1g", time_based=True, runtime="10s"), progress=stop)
+
+
+def test_a_folder_is_not_a_trace_and_an_empty_trace_says_so(tmp_path: Path) -> None:
+    drive = Drive.from_preset("bg4-1tb", capacity_gb=8)
+    with pytest.raises(WorkloadError, match="is a folder, not a trace file"):
+        drive.replay(tmp_path)
+    with pytest.raises(WorkloadError, match="speed: must be a finite number above 0"):
+        (tmp_path / "one.csv").write_text("time_us,op,offset,length\n0,read,0,4096\n")
+        drive.replay(tmp_path / "one.csv", speed=float("inf"))
+    empty = tmp_path / "empty.csv"
+    empty.write_text("time_us,op,offset,length\n")
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    run = subprocess.run(
+        [ssdlab, "replay", str(empty), "--scale-capacity-gb", "8", "--json"], capture_output=True, text=True
+    )
+    assert run.returncode == 0 and "held no reads, writes or trims" in run.stderr, run.stderr

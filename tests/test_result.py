@@ -93,3 +93,15 @@ def test_a_run_ending_inside_an_interval_reports_that_interval_over_the_time_it_
     assert s.read_mbps[-1] == pytest.approx(res.read.mbps, rel=0.05)
     assert s.power_w[-1] == pytest.approx(res.avg_power_w, rel=0.05)
     assert res.max_power_w >= res.avg_power_w * 0.999
+
+
+def test_trims_are_a_direction_of_their_own(small_bg4: Drive) -> None:
+    small_bg4.run(Workload(rw="write", bs="1m", iodepth=4, size="64m"))
+    res = small_bg4.run(Workload(rw="randtrim", bs="16k", iodepth=4, size="64m"))
+    t = res.trim
+    assert t.ios == res.trim_ios == 64 * 1024 // 16 and t.bytes == 64 << 20
+    assert t.iops == pytest.approx(t.ios / res.elapsed_s) and t.latency.count == t.ios > 0
+    assert 0 < t.latency.min_us <= t.latency.mean_us <= t.latency.max_us
+    # fio's totals: reads and writes only
+    assert res.iops == 0 and res.latency.count == 0
+    assert res.to_dict()["trim"]["ios"] == t.ios

@@ -151,6 +151,13 @@ def test_bad_spec_names_the_key(body: str, key: str) -> None:
     assert e.value.field == key, str(e.value)
 
 
+def test_random_draws_among_listed_values_run_each_point_once() -> None:
+    s = spec('sampler = "random"\nsamples = 16\n[parameters]\n"nand.tR_us" = [40, 50]\n')
+    points = s.points()
+    assert sorted(p.params["nand.tR_us"] for p in points) == [40, 50]
+    assert len({p.key for p in points}) == len(points)
+
+
 def test_cli_bad_spec_exits_2_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(HEAD + 'sampler = "sobol"\n' + WORKLOAD)
@@ -161,6 +168,15 @@ def test_cli_bad_spec_exits_2_naming_the_key(tmp_path: Path) -> None:
     missing.write_text('[sweep]\ndrive = "nope.toml"\n' + WORKLOAD)
     run = ssdlab_cli("sweep", str(missing))
     assert run.returncode == 2 and run.stderr.startswith("error: sweep.drive:"), run.stderr
+
+
+def test_cli_an_out_that_cannot_be_a_dataset_folder_is_refused_before_any_point_runs(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(HEAD + WORKLOAD)
+    (tmp_path / "afile").write_text("")
+    run = ssdlab_cli("sweep", str(path), "--workers", "1", "--out", str(tmp_path / "afile"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: --out: is a file, not a folder"), run.stderr
 
 
 class Stop(Exception):

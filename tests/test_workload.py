@@ -127,3 +127,11 @@ def test_a_run_of_several_specs_names_the_spec_of_each_problem() -> None:
     with pytest.raises(WorkloadError) as info:
         drive.run([ok, Workload(rw="read", offset="3g", size="2g"), Workload(rw="read", offset="8g")])
     assert [p.path for p in info.value.errors()] == ["jobs[1].size", "jobs[2].offset"]
+
+
+def test_a_misspelt_field_is_a_workload_error_naming_it_and_the_nearest() -> None:
+    with pytest.raises(
+        ssdlab.WorkloadError, match=r"iodpeth: is not a Workload field; did you mean iodepth\?"
+    ):
+        ssdlab.Workload(iodpeth=4)  # type: ignore[call-arg]
+    assert ssdlab.Workload("randwrite", iodepth=4).iodepth == 4  # positional and known names as before

@@ -43,12 +43,14 @@ from ssdlab.drive import Drive
 from ssdlab.errors import (
     ConfigError,
     InputError,
+    Problem,
     SimulationError,
     SsdlabError,
     WorkloadError,
     config_error,
     output_file,
     output_folder,
+    read_text_file,
     workload_error,
 )
 from ssdlab.nvme_cli import nvme_app
@@ -152,12 +154,15 @@ def presets() -> None:
 @app.command()
 def show(
     preset: Annotated[str, typer.Argument(help="Built-in preset name.")] = DEFAULT_PRESET,
+    drive_file: DriveOpt = None,
     set_: SetOpt = None,
     scale_capacity_gb: ScaleOpt = None,
 ) -> None:
-    """Print a drive's full parameter set as TOML that --drive FILE loads back."""
+    """Print a drive's full parameter set as TOML that --drive FILE loads back (a preset, or with --drive a
+    drive file resolved: its base and what it changes, in full)."""
     # Plain print: the TOML must come out byte for byte, with no rich markup or wrapping.
-    print(open_drive(preset, None, set_, scale_capacity_gb).config_toml(), end="")
+    preset_given = None if drive_file is not None and preset == DEFAULT_PRESET else preset
+    print(open_drive(preset_given, drive_file, set_, scale_capacity_gb).config_toml(), end="")
 
 
 def _suites_help() -> str:
@@ -173,7 +178,11 @@ def run(
     scale_capacity_gb: ScaleOpt = None,
     suite: Annotated[str, typer.Option(help=_suites_help())] = "cdm",
     test_size: Annotated[
-        str | None, typer.Option(help="cdm: test file size (default 1g; 1000m for cdm6).")
+        str | None,
+        typer.Option(
+            help="cdm: test file size (default 1g; 1000m for cdm6); the other suites that take it say so "
+            "under --suite."
+        ),
     ] = None,
     runs: Annotated[
         int | None,
@@ -329,10 +338,19 @@ def report(
     entries = []
     rows: list[dict[str, Any]] | None = None
     for p in results:
+        text = read_text_file(p, "results file", WorkloadError)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise workload_error("RESULTS", f"cannot read {p}: {e}", str(p)) from None
+            data = json.loads(text)
+        except ValueError:
+            raise WorkloadError(
+                [
+                    Problem(
+                        str(p),
+                        "",
+                        "not a results file: not JSON (give a .json that run or validate --json wrote)",
+                    )
+                ]
+            ) from None
         if isinstance(data, list):  # ssdlab validate --json
             rows = (rows or []) + [r for r in data if isinstance(r, dict)]
         else:
@@ -521,11 +539,12 @@ def replay(
     ] = True,
     skip_bad: Annotated[bool, typer.Option(help="Count bad lines instead of stopping at the first.")] = False,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
+    scale_capacity_gb: ScaleOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Replay a block trace (fio iolog, blkparse, MSR Cambridge, SPC, csv) on a drive, streamed, and print
     what a workload prints."""
-    drive = open_drive(preset, drive_file, set_)
+    drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
     what = f"replay on {drive.name}"
     with _progress(not json_, what) as progress:
         res = drive.replay(
@@ -538,6 +557,10 @@ def replay(
             skip_bad=skip_bad,
             interval=interval,
             progress=scaled(progress, 0.0, 1.0, what),
+        )
+    if not (res.read.ios or res.write.ios or res.trim.ios):
+        stderr.print(
+            f"note: {trace} held no reads, writes or trims ({res.lines_read:,} lines read)", markup=False
         )
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
@@ -877,7 +900,7 @@ def sweep(
     from ssdlab import sweep as sw
 
     plan = sw.load_spec(spec)
-    out = out or spec.with_suffix(".parquet")
+    out = output_folder(out or spec.with_suffix(".parquet"), "--out")  # before the points run
     if workers is not None and scheduler is not None:
         raise workload_error("--workers", "sizes the local cluster; not with --scheduler", workers)
     if workers is not None and workers < 1:
@@ -948,6 +971,7 @@ def fio(
         str, typer.Option("--output-format", help="normal, json or json+ (fio's layouts).")
     ] = "normal",
     output: Annotated[Path | None, typer.Option("--output", help="Write the output to FILE.")] = None,
+    scale_capacity_gb: ScaleOpt = None,
 ) -> None:
     """Run fio job files (or fio's command-line form) on a simulated drive and print fio's output."""
     from ssdlab.fio import JobFileError, format_normal, load_jobs, run_jobfile, to_json
@@ -958,7 +982,7 @@ def fio(
         )
     try:
         jobfile = load_jobs(jobs or [])
-        drive = open_drive(preset, drive_file, set_)
+        drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
         with _progress(output is not None or output_format == "normal", f"fio on {drive.name}") as progress:
             step = scaled(progress, 0.0, 1.0, f"fio on {drive.name}")
             run_ = run_jobfile(drive, jobfile, step)
@@ -991,10 +1015,11 @@ def _print_result(res: Result) -> None:
     for label, ios, mbps, lat in (
         ("read", res.read.iops, res.read.mbps, res.read.latency),
         ("write", res.write.iops, res.write.mbps, res.write.latency),
+        ("trim", res.trim.iops, res.trim.mbps, res.trim.latency),
         ("total", res.iops, res.bandwidth_mbps, res.latency),
     ):
-        if lat.count == 0 and label != "total":
-            continue
+        if (lat.count == 0 and label != "total") or (label == "total" and res.trim.ios and not lat.count):
+            continue  # a trim-only run has no read + write total
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
     stdout.print(t)

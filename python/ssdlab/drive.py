@@ -148,6 +148,17 @@ def _native(text: str, overrides: list[tuple[str, str]], source: str) -> NativeD
         return NativeDrive(text, overrides)
     except ConfigError as e:
         problems = e.errors()
+        if any(p.message.startswith("missing field") for p in problems):
+            # an incomplete file: most often a drive file written by hand without its base
+            hint = 'a drive file is complete (as `ssdlab show` prints) or starts with base = "PRESET"'
+            raise ConfigError(
+                [
+                    replace(
+                        p, path=f"{source}: {p.path}" if p.path else source, message=f"{p.message}; {hint}"
+                    )
+                    for p in problems
+                ]
+            ) from None
         if not any(p.path.startswith("line ") for p in problems):
             raise
         named = [
@@ -428,6 +439,8 @@ class Drive:
         >>> res.write.ios, res.read.ios, res.source == str(path)
         (1, 1, True)
         """
+        if Path(path).is_dir():
+            raise workload_error("trace", f"is a folder, not a trace file: {str(path)!r}", path)
         if not Path(path).is_file():
             raise workload_error("trace", f"no such file: {str(path)!r}", path)
         native, skipped, lines = self._drive.replay(
@@ -464,8 +477,8 @@ class Drive:
     ) -> int:
         """Submit one command at the drive's current time (:attr:`now_ns`) and return its id.
 
-        ``data`` is a write's bytes (as long as the write), kept when the drive keeps data
-        (:meth:`enable_data`; a write without it stores zeros).
+        ``data`` is a write's bytes (as long as the write), for a drive that keeps data (:meth:`enable_data`;
+        there a write without it stores zeros; elsewhere giving it is an error).
 
         ``op`` is ``read``, ``write``, ``trim`` or ``flush`` (a flush ignores offset and length and
         completes once every acknowledged write is on flash). Offsets and lengths are whole 4 KiB pages;
@@ -490,6 +503,12 @@ class Drive:
         if isinstance(compress_percentage, bool) or not 0 <= compress_percentage <= 100:
             raise workload_error(
                 "compress_percentage", "must be a whole number from 0 to 100", compress_percentage
+            )
+        if data is not None and not self.data_enabled:
+            raise workload_error(
+                "data",
+                "this drive keeps no data: call enable_data() first (or leave data out)",
+                f"{len(data)} bytes",
             )
         return self._drive.submit(
             op, parse_size(offset, "offset"), parse_size(length, "length"), compress_percentage, fua, data

@@ -76,7 +76,7 @@ class Latency:
 
 @dataclass(frozen=True)
 class Direction:
-    """Totals of one direction (reads or writes) over the measured time."""
+    """Totals of one direction (reads, writes or trims) over the measured time."""
 
     ios: int
     bytes: int
@@ -153,6 +153,12 @@ class _Measured:
         return Direction(self._res.write_ios, self._res.write_bytes, self.elapsed_s, self.latency_of("write"))
 
     @property
+    def trim(self) -> Direction:
+        """Trims (deallocations): counted apart from reads and writes, as fio does; ``bytes`` is what they
+        deallocated."""
+        return Direction(self._res.trim_ios, self._res.trim_bytes, self.elapsed_s, self.latency_of("trim"))
+
+    @property
     def trim_ios(self) -> int:
         return self._res.trim_ios
 
@@ -172,7 +178,7 @@ class _Measured:
         return self.latency_of("all")
 
     def latency_of(self, which: str) -> Latency:
-        """``"all"``, ``"read"`` or ``"write"``."""
+        """``"all"`` (reads and writes), ``"read"``, ``"write"`` or ``"trim"``."""
         return Latency(self._res.latency(which))
 
     @property
@@ -188,6 +194,7 @@ class _Measured:
             "read": self.read.to_dict(),
             "write": self.write.to_dict(),
             "trim_ios": self.trim_ios,
+            "trim": self.trim.to_dict(),
         }
 
 

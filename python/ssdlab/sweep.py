@@ -214,7 +214,8 @@ class Spec:
     plot: dict[str, str]
 
     def samples_u(self) -> list[tuple[Any, ...]]:
-        """The parameter points (a value per parameter) the sampler picks."""
+        """The parameter points (a value per parameter) the sampler picks, each once: ``samples`` draws
+        of ``random`` or ``lhs`` among a few listed values may give fewer distinct points."""
         ps = self.parameters
         if not ps:
             return [()]
@@ -228,7 +229,9 @@ class Spec:
             u = np.empty((n, len(ps)))
             for j in range(len(ps)):
                 u[:, j] = (rng.permutation(n) + rng.random(n)) / n
-        return [tuple(p.at(float(u[i, j])) for j, p in enumerate(ps)) for i in range(n)]
+        # Draws among a few listed values repeat: a point is run once (its key would be the same).
+        drawn = (tuple(p.at(float(u[i, j])) for j, p in enumerate(ps)) for i in range(n))
+        return list(dict.fromkeys(drawn))
 
     def points(self) -> list[Point]:
         """Every point: parameter points x workloads x seeds, in that order."""

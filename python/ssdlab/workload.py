@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import difflib
+import functools
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from ssdlab._core import check_workload
+from ssdlab.errors import workload_error
 from ssdlab.units import parse_size, parse_time_ns
 
 __all__ = ["RW_NAMES", "Workload"]
@@ -212,3 +217,23 @@ class Workload:
         '1m'
         """
         return asdict(self)
+
+
+def _refuse_unknown_fields(init: Callable[..., None]) -> Callable[..., None]:
+    """``Workload(iodpeth=4)`` raises a :class:`ssdlab.WorkloadError` naming the field and the nearest
+    ones, as every other bad workload input does, not Python's ``TypeError``."""
+    names = [f.name for f in fields(Workload)]
+
+    @functools.wraps(init)
+    def checked(self: Workload, *args: Any, **kwargs: Any) -> None:
+        for key in kwargs:
+            if key not in names:
+                near = difflib.get_close_matches(key, names, n=3)
+                hint = f"did you mean {', '.join(near)}?" if near else f"fields: {', '.join(names)}"
+                raise workload_error(key, f"is not a Workload field; {hint}", kwargs[key])
+        init(self, *args, **kwargs)
+
+    return checked
+
+
+Workload.__init__ = _refuse_unknown_fields(Workload.__init__)  # type: ignore[method-assign]

@@ -716,7 +716,7 @@ impl Drive {
         self.require_nothing_outstanding("replay")?;
         let mut problems = Vec::new();
         if !(opts.speed.is_finite() && opts.speed > 0.0) {
-            problems.push(WorkloadError::new("speed", "must be a number above 0", opts.speed));
+            problems.push(WorkloadError::new("speed", "must be a finite number above 0", opts.speed));
         }
         if !(1..=65_536).contains(&opts.iodepth) {
             problems.push(WorkloadError::new("iodepth", "must be from 1 to 65536", opts.iodepth));

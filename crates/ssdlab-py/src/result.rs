@@ -23,6 +23,8 @@ pub struct NativeResult {
     write_bytes: u64,
     #[pyo3(get)]
     trim_ios: u64,
+    #[pyo3(get)]
+    trim_bytes: u64,
     /// Highest power of a whole interval, W.
     #[pyo3(get)]
     max_power_w: f64,
@@ -34,6 +36,7 @@ pub struct NativeResult {
     lat_all: Arc<Latency>,
     lat_read: Arc<Latency>,
     lat_write: Arc<Latency>,
+    lat_trim: Arc<Latency>,
     jobs: Vec<Py<NativeResult>>,
 }
 
@@ -47,6 +50,7 @@ impl NativeResult {
             write_ios: s.write.ios,
             write_bytes: s.write.bytes,
             trim_ios: s.trim.ios,
+            trim_bytes: s.trim.bytes,
             max_power_w: s.max_power_w,
             counters: None,
             die_utilisation: Vec::new(),
@@ -54,6 +58,7 @@ impl NativeResult {
             lat_all: Arc::new(s.lat_all),
             lat_read: Arc::new(s.lat_read),
             lat_write: Arc::new(s.lat_write),
+            lat_trim: Arc::new(s.lat_trim),
             jobs: Vec::new(),
         }
     }
@@ -102,16 +107,17 @@ impl NativeResult {
         Ok(d)
     }
 
-    /// The latency distribution of `which` IOs: "all", "read" or "write".
+    /// The latency distribution of `which` IOs: "all" (reads and writes), "read", "write" or "trim".
     #[pyo3(signature = (which = "all"))]
     fn latency(&self, which: &str) -> PyResult<NativeLatency> {
         let lat = match which {
             "all" => &self.lat_all,
             "read" => &self.lat_read,
             "write" => &self.lat_write,
+            "trim" => &self.lat_trim,
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "which must be \"all\", \"read\" or \"write\" (got {which:?})"
+                    "which must be \"all\", \"read\", \"write\" or \"trim\" (got {which:?})"
                 )))
             }
         };

@@ -293,6 +293,14 @@ def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Sect
         else:
             current.items.append((key, text, where))
         i += 1
+    if sections and sections[-1].name == "global" and sections[-1].items:
+        # fio options after the last job file would apply only to jobs given after them: there are none
+        key, text, where = sections[-1].items[0]
+        raise JobFileError(
+            where,
+            key,
+            "options after a job file apply to the jobs that follow it, and none do: give them first",
+        )
     return [cmd_global, *sections] if cmd_global.items else sections
 
 

@@ -31,6 +31,7 @@ from ssdlab._core import version
 from ssdlab.fio.runner import FioEntry, FioRun
 from ssdlab.result import Latency, Series
 from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.workload import Workload
 
 __all__ = ["FIO_VERSION", "format_normal", "to_json"]
 
@@ -128,14 +129,28 @@ def _complete_intervals(series: Series, interval_s: float) -> list[int]:
     return [i for i, w in enumerate(widths) if w >= whole * (1 - 1e-9)]
 
 
+def _bs_range(w: Workload, write: bool) -> str:
+    """fio's header range of a job's block sizes (``bssplit``, ``bsrange``, ``bs`` or the write ``bs``).
+
+    Examples
+    --------
+    >>> _bs_range(Workload(bssplit="4k/50:64k/50"), False), _bs_range(Workload(bs="4k", bs_write="16k"), True)
+    ('4096B-65536B', '16384B-16384B')
+    """
+    if w.bssplit:
+        sizes = [parse_size(part.partition("/")[0], "bssplit") for part in w.bssplit.split(":")]
+    elif w.bsrange:
+        sizes = [parse_size(part, "bsrange") for part in w.bsrange.split("-")]
+    else:
+        sizes = [parse_size(w.bs_write if write and w.bs_write else w.bs, "bs")]
+    return f"{min(sizes)}B-{max(sizes)}B"
+
+
 def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict[str, object]:
     m = entry.measured
     elapsed = m.elapsed_s
-    if which == "trim":
-        ios, nbytes, lat = m.trim_ios, m.trim_ios * entry.bs, None
-    else:
-        d = m.read if which == "read" else m.write
-        ios, nbytes, lat = d.ios, d.bytes, d.latency
+    d = {"read": m.read, "write": m.write, "trim": m.trim}[which]
+    ios, nbytes, lat = d.ios, d.bytes, d.latency
     bw_bytes = nbytes / elapsed if ios and elapsed else 0.0
     bw_kib: list[float] = []
     iops: list[float] = []
@@ -176,10 +191,7 @@ def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict
 
 
 def _ios_bytes(entry: FioEntry, which: str) -> tuple[int, int]:
-    m = entry.measured
-    if which == "trim":
-        return m.trim_ios, m.trim_ios * entry.bs
-    d = m.read if which == "read" else m.write
+    d = {"read": entry.measured.read, "write": entry.measured.write, "trim": entry.measured.trim}[which]
     return d.ios, d.bytes
 
 
@@ -414,9 +426,7 @@ def _entry_text(entry: FioEntry, group: list[FioEntry], started: float) -> list[
             f"  {which}: IOPS={_short(ios / elapsed if elapsed else 0.0)}, BW={_short(rate, _BIN, 1024)}/s "
             f"({_short(rate, _DEC)}/s)({_short(nbytes, _BIN, 1024)}/{ms}msec){tail}"
         )
-        if which == "trim":
-            continue  # trims are counted, their latency is not measured
-        d = m.read if which == "read" else m.write
+        d = {"read": m.read, "write": m.write, "trim": m.trim}[which]
         lines.append("    " + _lat_line("clat", d.latency))
         lines.append("     " + _lat_line("lat", d.latency))
         lines.extend(_percentile_lines(d.latency, job.percentiles))
@@ -477,9 +487,9 @@ def format_normal(run: FioRun) -> str:
     lines = []
     for job in run.jobfile.jobs:
         w = job.workload
-        bs = f"{parse_size(w.bs, 'bs')}B"
+        r, wr = _bs_range(w, write=False), _bs_range(w, write=True)
         lines.append(
-            f"{job.name}: (g={job.groupid}): rw={w.rw}, bs=(R) {bs}-{bs}, (W) {bs}-{bs}, (T) {bs}-{bs}, "
+            f"{job.name}: (g={job.groupid}): rw={w.rw}, bs=(R) {r}, (W) {wr}, (T) {r}, "
             f"ioengine=ssdlab, iodepth={w.iodepth}"
         )
         if job.numjobs > 1:

@@ -162,6 +162,8 @@ def counters_table(
     >>> t = counters_table({"waf": 1.25, "host_write_bytes": 8192.0}, describe=True)
     >>> [c.header for c in t.columns], list(t.columns[0].cells), list(t.columns[2].cells)
     (['counter', 'value', 'unit', 'meaning'], ['host_write_bytes', 'waf'], ['bytes', 'ratio'])
+    >>> list(counters_table({"waf": 0.0, "host_write_bytes": 0.0}).columns[1].cells)  # reads only: no WAF
+    ['0', '-']
     """
     defs = [info(name) for name in counters]
     t = Table(title=title)
@@ -171,10 +173,14 @@ def counters_table(
     if describe:
         t.add_column("meaning")
     for c in sorted(defs, key=lambda c: _ORDER[c.name]):
-        cells = [c.name, _counter(counters[c.name]), c.unit]
+        undefined = counters.get(_PER.get(c.name, ""), 1.0) == 0  # a ratio of nothing (WAF with no writes)
+        cells = [c.name, "-" if undefined else _counter(counters[c.name]), c.unit]
         t.add_row(*cells, *([c.description] if describe else []))
     return t
 
+
+#: Ratios and what they are per: with none of that in a span they have no value (the registry gives 0).
+_PER = {"waf": "host_write_bytes", "map_hit_rate": "map_lookups"}
 
 #: A counter's place in the registry, for ordering tables.
 _ORDER = {name: i for i, name in enumerate(REGISTRY)}

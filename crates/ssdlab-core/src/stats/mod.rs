@@ -94,6 +94,8 @@ pub struct RunStats {
     pub lat_read: Latency,
     /// Latency of writes.
     pub lat_write: Latency,
+    /// Latency of trims (not in `lat_all`, which is reads and writes as fio's totals are).
+    pub lat_trim: Latency,
     /// Throughput, latency, power and temperature per interval.
     pub series: Series,
     /// Highest power of an interval of the run (the power model's samples; see [`crate::power::Recording::max_w`]), W.
@@ -113,25 +115,28 @@ impl RunStats {
             lat_all: Latency::default(),
             lat_read: Latency::default(),
             lat_write: Latency::default(),
+            lat_trim: Latency::default(),
             series: Series::new(interval_ns),
             max_power_w: 0.0,
         }
     }
 
-    /// Count one measured command (reads and writes in the latency histograms; trims and flushes only in
-    /// their totals).
+    /// Count one measured command (reads and writes in their histograms and the whole's, trims in their own;
+    /// flushes only in their totals).
     pub fn record(&mut self, c: &Completion) {
         let lat = c.complete_ns - c.submit_ns;
         let (dir, hist) = match c.op {
             Op::Read => (&mut self.read, Some(&mut self.lat_read)),
             Op::Write => (&mut self.write, Some(&mut self.lat_write)),
-            Op::Trim => (&mut self.trim, None),
+            Op::Trim => (&mut self.trim, Some(&mut self.lat_trim)),
             Op::Flush => (&mut self.flush, None),
         };
         dir.ios += 1;
         dir.bytes += c.len;
         if let Some(h) = hist {
             h.record(lat);
+        }
+        if matches!(c.op, Op::Read | Op::Write) {
             self.lat_all.record(lat);
         }
         let (rb, wb) = match c.op {
