@@ -294,6 +294,7 @@ def test_options_after_the_last_job_file_are_refused_not_dropped(tmp_path: Path)
         ("bssplit=4k/60:8k/60", r"bssplit: the percentages must add up to 100"),
         ("bssplit=4k/50,8k/100", r"bssplit: per-direction bssplit"),
         ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: blockalign, bs, "),
+        ("iodpeth=16", r"iodpeth: is not a fio option ssdlab knows; did you mean iodepth\b"),
         ("iodepth=0", r"iodepth: must be from 1 to 65536 \(got 0\)"),
         ("bs=512", r"bs: must be a multiple of 4 KiB"),
         ("bs=4k,6k", r"bs: must be a multiple of 4 KiB.*\(got 6144\)"),

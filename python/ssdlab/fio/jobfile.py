@@ -36,6 +36,7 @@ mine.fio:2: verify: not supported yet (ssdlab has no stored data to check yet)
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -310,6 +311,11 @@ def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Sect
 def _lookup(key: str, where: str) -> Option:
     option = OPTIONS.get(key)
     if option is None:
+        near = difflib.get_close_matches(key, supported_names(), n=3)
+        if near:
+            raise JobFileError(
+                where, key, f"is not a fio option ssdlab knows; did you mean {', '.join(near)}?"
+            )
         raise JobFileError(
             where, key, f"is not a fio option ssdlab knows; supported: {', '.join(supported_names())}"
         )
@@ -347,7 +353,7 @@ def _resolve(sections: list[_Section], source: str) -> JobFile:
         job = _job(section, merged, ignored)
         jobs.append(job)
     if not jobs:
-        where = sections[0].where if sections else source
+        where = next((s.where for s in sections if s.items), source)  # an empty file: its name
         raise JobFileError(where, "", "has no job section ([global] alone runs nothing)")
     _place(jobs)
     return JobFile(jobs, global_options, list(ignored.values()))
