@@ -412,3 +412,12 @@ def test_output_file_and_environment(tmp_path: Path) -> None:
     assert out.stdout == ""
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["jobs"][0]["write"]["total_ios"] > 0 and doc["jobs"][0]["read"]["total_ios"] == 0
+
+
+def test_an_output_that_is_a_folder_is_refused_before_the_jobs_run(tmp_path: Path) -> None:
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nrw=randread\nsize=64m\nruntime=10ms\n")
+    out = ssdlab_cli("fio", str(job), *SMALL, "--output", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.startswith("error: --output: is a folder, not a file"), (
+        out.stderr
+    )

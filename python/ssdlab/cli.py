@@ -980,6 +980,8 @@ def fio(
         raise workload_error(
             "--output-format", f"{output_format!r} is not one of {', '.join(FIO_FORMATS)}", output_format
         )
+    if output is not None:
+        output_file(output, "--output")  # before the run: it may take minutes
     try:
         jobfile = load_jobs(jobs or [])
         drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
