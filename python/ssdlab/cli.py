@@ -288,21 +288,21 @@ def run(
         series = read_series(written)
     html = write_report(res, path.with_suffix(".html"), created=created, series=series)
     if plot is not None and s.plot is not None:
-        (stderr if json_ else stdout).print(f"wrote {s.plot(res, plot)}")
+        _wrote(stderr if json_ else stdout, s.plot(res, plot))
     if json_:
         print(json.dumps(doc, indent=2))
-        stderr.print(f"wrote {path}")
-        stderr.print(f"wrote {html}", markup=False, soft_wrap=True)
+        _wrote(stderr, path)
+        _wrote(stderr, html)
         return
     # A scaled-down drive's tables sit beside the full preset's published figures: say so before them.
     if note := scaled_note(overrides(doc)):
         stdout.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
     for table in res.tables():
         stdout.print(table)
-    stdout.print(f"wrote {path}")
+    _wrote(stdout, path)
     if series is not None:
-        stdout.print(f"wrote {series_path(path)}", markup=False, soft_wrap=True)
-    stdout.print(f"wrote {html}", markup=False, soft_wrap=True)
+        _wrote(stdout, series_path(path))
+    _wrote(stdout, html)
 
 
 @app.command()
@@ -364,7 +364,7 @@ def report(
     if rows is not None:
         rows = [r for r in rows if r.get("drive") in presets]
     path = rp.write_entries(entries, output, validate_rows=rows)
-    stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
+    _wrote(stdout, path)
 
 
 @app.command()
@@ -634,7 +634,7 @@ def calibrate(
         soft_wrap=True,
     )
     for path in out.written:
-        stdout.print(f"wrote {path}", markup=False, soft_wrap=True)
+        _wrote(stdout, path)
     if write and not out.written:
         stdout.print("the fit moved no value: nothing written", markup=False)
     if not write:
@@ -801,7 +801,7 @@ def compare(
     else:
         stdout.print(c.table())
     for p in written:
-        console.print(f"wrote {p}", markup=False, soft_wrap=True)
+        _wrote(console, p)
 
 
 @app.command()
@@ -918,9 +918,9 @@ def sweep(
     )
     pngs = sw.plot_sensitivity(plan, out)
     for p in pngs:
-        stdout.print(f"wrote {p}", markup=False, soft_wrap=True)
+        _wrote(stdout, p)
     html = _sweep_report(spec, out, pngs)
-    stdout.print(f"wrote {html}", markup=False, soft_wrap=True)
+    _wrote(stdout, html)
 
 
 def _sweep_report(spec: Path, out: Path, pngs: list[Path], max_rows: int = 500) -> Path:
@@ -1002,6 +1002,11 @@ def fio(
         output.write_text(text, encoding="utf-8")
     except OSError as e:
         raise workload_error("--output", f"cannot write {str(output)!r}: {e.strerror or e}", output) from None
+
+
+def _wrote(console: Console, path: object) -> None:
+    """``wrote PATH``: the path as typed, no markup, no highlighting of the numbers in it, never wrapped."""
+    console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_result(res: Result) -> None:
