@@ -158,6 +158,12 @@ def test_random_draws_among_listed_values_run_each_point_once() -> None:
     assert len({p.key for p in points}) == len(points)
 
 
+def test_every_mistake_in_the_sweep_table_is_reported_at_once() -> None:
+    with pytest.raises(WorkloadError) as e:
+        spec("sede = 3\nsamples = 0\n")
+    assert [p.path for p in e.value.errors()] == ["sweep.sede", "sweep.samples"]
+
+
 def test_cli_bad_spec_exits_2_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(HEAD + 'sampler = "sobol"\n' + WORKLOAD)

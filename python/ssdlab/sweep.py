@@ -116,6 +116,12 @@ def _bad(key: str, message: str, value: object) -> WorkloadError:
     return workload_error(key, message, value)
 
 
+def _raise_all(problems: list[WorkloadError]) -> None:
+    """Raise one :class:`ssdlab.WorkloadError` listing every problem found, if any."""
+    if problems:
+        raise WorkloadError([p for e in problems for p in e.errors()])
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One swept dimension: a list of ``values``, or a range ``[low, high]`` (log-spaced with ``log``,
@@ -326,30 +332,33 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
     sw = doc.get("sweep", {})
     if not isinstance(sw, dict):
         raise _bad("sweep", "must be a table", sw)
-    extra = sorted(set(sw) - _SWEEP_KEYS)
-    if extra:
-        raise _bad(f"sweep.{extra[0]}", f"unknown key (sweep takes {', '.join(sorted(_SWEEP_KEYS))})", "")
+    # The [sweep] keys are independent: every problem among them is reported at once.
+    problems = [
+        _bad(f"sweep.{k}", f"unknown key (sweep takes {', '.join(sorted(_SWEEP_KEYS))})", "")
+        for k in sorted(set(sw) - _SWEEP_KEYS)
+    ]
     drive = sw.get("drive")
     if not isinstance(drive, str):
-        raise _bad("sweep.drive", "a preset name or a drive TOML path is needed", drive or "")
+        problems.append(_bad("sweep.drive", "a preset name or a drive TOML path is needed", drive or ""))
     sampler = sw.get("sampler", "grid")
     if sampler not in SAMPLERS:
-        raise _bad("sweep.sampler", f"must be one of {', '.join(SAMPLERS)}", sampler)
+        problems.append(_bad("sweep.sampler", f"must be one of {', '.join(SAMPLERS)}", sampler))
     samples = sw.get("samples", 16)
     if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-        raise _bad("sweep.samples", "must be a whole number >= 1", samples)
+        problems.append(_bad("sweep.samples", "must be a whole number >= 1", samples))
     seeds = sw.get("seeds", [1])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
-        raise _bad("sweep.seeds", "must be a list of whole numbers >= 0", seeds)
+        problems.append(_bad("sweep.seeds", "must be a list of whole numbers >= 0", seeds))
     sampler_seed = sw.get("seed", 1)
     if not isinstance(sampler_seed, int) or sampler_seed < 0:
-        raise _bad("sweep.seed", "must be a whole number >= 0", sampler_seed)
+        problems.append(_bad("sweep.seed", "must be a whole number >= 0", sampler_seed))
     capacity = sw.get("scale_capacity_gb")
     if capacity is not None and (not isinstance(capacity, int | float) or capacity <= 0):
-        raise _bad("sweep.scale_capacity_gb", "must be a number of GB above 0", capacity)
+        problems.append(_bad("sweep.scale_capacity_gb", "must be a number of GB above 0", capacity))
     fixed = sw.get("set", {})
     if not isinstance(fixed, dict):
-        raise _bad("sweep.set", 'must be a table of TOML paths: { "nand.tR_us" = 60 }', fixed)
+        problems.append(_bad("sweep.set", 'must be a table of TOML paths: { "nand.tR_us" = 60 }', fixed))
+    _raise_all(problems)
     raw_params = doc.get("parameters", {})
     if not isinstance(raw_params, dict):
         raise _bad("parameters", "must be a table", raw_params)
@@ -372,9 +381,13 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
     names = {p.path for p in params}
     for k in ("x", "by"):
         if k in plot and plot[k] not in names | {"workload"}:
-            raise _bad(f"plot.{k}", f"not a swept parameter ({', '.join(sorted(names)) or 'none'})", plot[k])
+            problems.append(
+                _bad(f"plot.{k}", f"not a swept parameter ({', '.join(sorted(names)) or 'none'})", plot[k])
+            )
     if plot.get("y", "iops") not in METRICS:
-        raise _bad("plot.y", f"must be one of {', '.join(METRICS)}", plot["y"])
+        problems.append(_bad("plot.y", f"must be one of {', '.join(METRICS)}", plot["y"]))
+    _raise_all(problems)
+    assert isinstance(drive, str)  # checked above
     spec = Spec(
         drive=drive,
         drive_toml=_drive_text(drive, base or Path.cwd()),
