@@ -253,8 +253,9 @@ class Drive:
         if preset is not None and drive_file is not None:
             raise config_error("drive_file", "give a preset or a drive file, not both", "")
         if drive_file is None:
-            return cls.from_preset(preset or DEFAULT_PRESET, set=set, capacity_gb=capacity_gb, data=data)
-        drive = cls.from_toml(drive_file, set=set, capacity_gb=capacity_gb)
+            drive = cls.from_preset(preset or DEFAULT_PRESET, set=set, capacity_gb=capacity_gb)
+        else:
+            drive = cls.from_toml(drive_file, set=set, capacity_gb=capacity_gb)
         if data:
             drive.enable_data()
         return drive
