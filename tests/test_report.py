@@ -504,3 +504,18 @@ def test_docstring_examples_of_the_series_and_plots() -> None:
     for module in (series, plots):
         res = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert res.attempted > 0 and res.failed == 0, module.__name__
+
+
+def test_a_saved_result_whose_counters_a_real_target_could_not_read_reports_them_as_dashes(
+    saved: Saved, tmp_path: Path
+) -> None:
+    pts = next(p for p in saved.results if "-pts-" in p.name)
+    doc = json.loads(pts.read_text(encoding="utf-8"))
+    doc["counters"] = dict.fromkeys(doc["counters"])  # as a --target run saves them: null
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps(doc), encoding="utf-8")
+    out = run_cli("report", str(target), "-o", "t.html", cwd=tmp_path)
+    report = parse((tmp_path / "t.html").read_text(encoding="utf-8"))
+    counters = report.tables[[t.caption for t in report.tables].index("Drive counters over the run")]
+    assert out.stdout.strip().endswith("t.html")
+    assert {row[1] for row in counters.rows} == {"-"}

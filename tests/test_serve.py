@@ -110,6 +110,13 @@ def test_bad_parameters_exit_2_before_nbdkit_starts() -> None:
     assert p.returncode == 2 and "nand.channels" in p.stderr
     p = subprocess.run([*SSDLAB, "serve", "--pace", "warp", "--run", "true"], capture_output=True, text=True)
     assert p.returncode == 2 and "pace" in p.stderr
+    for args, message in [
+        (["--port", "70000"], "error: --port: must be a TCP port, 1..65535 (got 70000)"),
+        (["--port", "10900", "--run", "true"], "error: --run: serves on a private socket"),
+        (["--socket", "/no/such/folder/s.sock"], "error: --socket: its folder does not exist"),
+    ]:
+        p = subprocess.run([*SSDLAB, "serve", *args], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and p.stderr.startswith(message), p.stderr
 
 
 # --- a namespace of a saved NVMe drive (`--state`) ---------------------------------------------------------

@@ -122,7 +122,7 @@ def test_plot_for_a_suite_without_one_is_refused(echo: Suite, capsys: pytest.Cap
     with pytest.raises(SystemExit) as e:
         main(["run", "--suite", "echo", "--plot", "x.png", "--preset", "generic-tlc-dram"])
     assert e.value.code == 2
-    assert "error: plot: suite echo draws no plot" in capsys.readouterr().err
+    assert "error: --plot: suite echo draws no plot" in capsys.readouterr().err
 
 
 def test_report_of_a_suite_without_figures_has_none(echo: Suite) -> None:

@@ -87,9 +87,12 @@ stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ el
 stderr = Console(stderr=True)
 
 
-#: The fields of :class:`SuiteOptions`, a target and a scaled drive as the options of ``run`` and ``compare``
-#: that give them: an error names what the user typed.
+#: The fields of :class:`SuiteOptions`, a target and a scaled drive as the options of ``run``, ``compare``
+#: and ``serve`` that give them: an error names what the user typed.
 _RUN_OPTIONS = {
+    "target": "--target",
+    "plot": "--plot",
+    "pace": "--pace",
     "test_size": "--test-size",
     "runs": "--runs",
     "duration": "--duration",
@@ -102,7 +105,7 @@ _RUN_OPTIONS = {
 
 @contextmanager
 def _named_as_options() -> Iterator[None]:
-    """Input errors raised inside name the ``run``/``compare`` option, not the Python field."""
+    """Input errors raised inside name the ``run``/``compare``/``serve`` option, not the Python field."""
     try:
         yield
     except (ConfigError, WorkloadError) as e:
@@ -805,6 +808,7 @@ def compare(
 
 
 @app.command()
+@_named_as_options()
 def serve(
     preset: PresetOpt = None,
     drive_file: DriveOpt = None,
@@ -852,6 +856,13 @@ def serve(
     from ssdlab.serve import export_namespace, nbdkit_command
     from ssdlab.serve import serve as run_nbdkit
 
+    if not 1 <= port <= 65535:
+        raise config_error("--port", "must be a TCP port, 1..65535", port)
+    if run_cmd is not None and (socket is not None or port != 10809):
+        # captive mode: nbdkit picks a private socket and hands it to the command as $uri / $unixsocket
+        raise config_error("--run", "serves on a private socket ($uri): drop --socket/--port", run_cmd)
+    if socket is not None and not Path(socket).parent.is_dir():
+        raise config_error("--socket", "its folder does not exist", socket)
     if state is not None:
         if preset is not None or drive_file is not None or set_ or scale_capacity_gb is not None:
             raise config_error(

@@ -127,6 +127,28 @@ def fio_args(
     return args
 
 
+def _fio_failure(stderr: str, output: Path) -> str:
+    """Why fio failed: its stderr, else the errno its JSON output gives each failed job (with
+    ``--output=FILE`` fio reports a job's error there, as a number).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "fio.json"
+    >>> _ = out.write_text('{"jobs": [{"jobname": "x", "error": 1}]}')
+    >>> _fio_failure("", out)
+    'Operation not permitted (errno 1)'
+    """
+    if stderr.strip():
+        return " ".join(stderr.split())[-500:]
+    try:
+        jobs = json.loads(output.read_text(errors="replace")).get("jobs", [])
+    except (OSError, ValueError, AttributeError):
+        return ""
+    errors = sorted({int(j["error"]) for j in jobs if isinstance(j, dict) and j.get("error")})
+    return "; ".join(f"{os.strerror(e)} (errno {e})" for e in errors)
+
+
 @dataclass
 class _Latency:
     """The engine's latency interface over fio's ``lat_ns`` objects (one or several merged)."""
@@ -492,7 +514,8 @@ class Target:
             time.sleep(0.1)
         _, err = proc.communicate()
         if proc.returncode != 0 or not out.exists():
-            raise workload_error("target", f"fio failed on {self.path}: {err.strip()[-500:]}", self.path)
+            why = _fio_failure(err, out) or f"exit status {proc.returncode}"
+            raise workload_error("--target", f"fio failed on {self.path}: {why}", self.path)
         if progress is not None:
             progress(1.0)
         doc: dict[str, Any] = json.loads(out.read_text())

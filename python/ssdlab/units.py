@@ -29,7 +29,7 @@ import re
 
 from ssdlab.errors import workload_error
 
-__all__ = ["MAX_U64", "SIZE_UNITS", "format_size", "format_time", "parse_size", "parse_time_ns"]
+__all__ = ["MAX_U64", "SIZE_UNITS", "format_size", "format_time", "parse_size", "parse_time_ns", "shown"]
 
 #: Binary sizes (what the engine's pages and IOs are counted in) and the decimal GB reviewers report in.
 KIB = 1 << 10
@@ -172,3 +172,15 @@ def format_time(ns: int) -> str:
         if ns and ns % mult == 0:
             return f"{ns // mult}{suffix}"
     return f"{ns}ns"
+
+
+def shown(value: float | None, spec: str) -> str:
+    """``value`` formatted by ``spec``, or "-" when there is none (what a real target cannot report:
+    None or NaN).
+
+    Examples
+    --------
+    >>> shown(1.2345, ".2f"), shown(float("nan"), ".2f"), shown(None, ",.0f")
+    ('1.23', '-', '-')
+    """
+    return format(value, spec) if value is not None and math.isfinite(value) else "-"

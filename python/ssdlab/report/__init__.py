@@ -143,10 +143,11 @@ def html_table(table: Table) -> HtmlTable:
     return HtmlTable(_plain(table.title), headers, rows, _plain(table.caption))
 
 
-def _counter(value: float) -> str:
-    """A counter as it is printed: integers with thousands separators, else 4 decimals."""
-    if not math.isfinite(value):
-        return str(value)
+def _counter(value: float | None) -> str:
+    """A counter as it is printed: integers with thousands separators, else 4 decimals; "-" for one a real
+    target cannot report (None in its saved JSON, NaN in its run)."""
+    if value is None or not math.isfinite(value):
+        return "-"
     return f"{value:,.0f}" if value == int(value) else f"{value:,.4f}"
 
 

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +46,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, scaled
-from ssdlab.units import GB, parse_size
+from ssdlab.units import GB, parse_size, shown
 
 __all__ = [
     "FillLevel",
@@ -149,11 +148,6 @@ class SegmentCheck:
             "points": self.points,
             "ok": self.ok,
         }
-
-
-def _shown(value: float, spec: str) -> str:
-    """``value`` formatted, or "-" when it is not a number (a real target's internals)."""
-    return format(value, spec) if math.isfinite(value) else "-"
 
 
 def _throughput(points: Sequence[FillPoint]) -> float:
@@ -341,7 +335,7 @@ class FillResult:
         title = (
             f"Whole-drive fill - {self.preset} - {self.capacity_bytes / GB:.0f} GB,"
             f" {self.bs >> 10} KiB QD{self.iodepth} - average {self.average_mbps:,.0f} MB/s,"
-            f" last 16 GB {self.last16_mbps:,.0f} MB/s, WAF {_shown(self.waf, '.2f')}"
+            f" last 16 GB {self.last16_mbps:,.0f} MB/s, WAF {shown(self.waf, '.2f')}"
             f" - ssdlab {ssdlab_version()}"
         )
         t = Table(title=title)
@@ -357,7 +351,7 @@ class FillResult:
                 f"{p.mbps:,.0f}",
                 # a real target's internals are unknown (NaN): shown as "-"
                 *(
-                    _shown(v / GB, ".2f")
+                    shown(v / GB, ".2f")
                     for v in (
                         p.slc_cache_used_bytes,
                         p.slc_cache_size_bytes,

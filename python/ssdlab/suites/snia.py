@@ -44,7 +44,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import Phase, SteadyState, purge, snia_wipc, steady_state
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
-from ssdlab.units import parse_size, parse_time_ns
+from ssdlab.units import parse_size, parse_time_ns, shown
 from ssdlab.workload import Workload
 
 __all__ = ["SniaIopsResult", "SniaRound", "needs_gc", "rounds_until_steady", "run_snia_iops"]
@@ -169,7 +169,7 @@ class SniaIopsResult:
             f" - {self.preset} - {self.round_time_s:g} s rounds - {state}"
             f" - window average {v.average:,.0f} IOPS"
             f" (data excursion {_limit(v.data_excursion_fraction, 0.2)},"
-            f" slope excursion {_limit(v.slope_excursion_fraction, 0.1)}) - WAF {self.waf:.2f}"
+            f" slope excursion {_limit(v.slope_excursion_fraction, 0.1)}) - WAF {shown(self.waf, '.2f')}"
             f" - seed {self.seed} - ssdlab {ssdlab_version()}"
         )
         t = Table(title=title)
@@ -182,7 +182,7 @@ class SniaIopsResult:
                 f"{r.iops:,.0f}",
                 f"{r.mbps:,.1f}",
                 f"{r.mean_latency_us:,.1f}",
-                f"{r.waf:.2f}",
+                shown(r.waf, ".2f"),
                 "*" if r.round >= first_in_window and len(self.rounds) >= len(v.window) else "",
             )
         return t
