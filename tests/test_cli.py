@@ -204,3 +204,19 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith(f"error: {option}: {why}"), out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_refused_run_leaves_nothing_behind(tmp_path: Path) -> None:
+    for args in (
+        ["--set", "nand.channels=0"],
+        ["--suite", "power", "--target", "new.img"],
+        ["--suite", "cdm", "--target", "new.img", "--target-size", "0"],
+    ):
+        out = ssdlab_cli("run", *args, cwd=tmp_path)
+        assert out.returncode == 2, out.stderr
+    (tmp_path / "afile").write_text("")
+    out = ssdlab_cli(
+        "run", "--suite", "cdm", "--target", "new.img", "--target-size", "64m", "--out", "afile", cwd=tmp_path
+    )
+    assert out.returncode == 2 and out.stderr.startswith("error: --out: is a file"), out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no results/ folder, no new.img
