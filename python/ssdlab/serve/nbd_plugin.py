@@ -214,14 +214,17 @@ def cleanup() -> None:
     if drive is None:
         return
     from ssdlab.counters import delta
+    from ssdlab.units import shown
 
     c = delta(_state["before"], drive.counters())
     simulated_s = (drive.now_ns - _state["start_ns"]) / 1e9
     # the twin's own mean latency: a client's measured latency less this is what the export added
     mean_us = _state["served_ns"] / max(1, _state["served"]) / 1e3
+    served = _state["served"]
+    waf = shown(c["waf"] if c["host_write_bytes"] else None, ".2f")  # no writes: no WAF
     print(
         f"ssdlab serve: {drive.name}: host wrote {c['host_write_bytes'] / 1e9:.3f} GB, read "
-        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {c['waf']:.2f}; simulated {simulated_s:.3f} s; "
-        f"{_state['served']} commands, {mean_us:.1f} us mean in the twin",
+        f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {waf}; simulated {simulated_s:.3f} s; "
+        f"{served} command{'' if served == 1 else 's'}, {mean_us:.1f} us mean in the twin",
         file=sys.stderr,
     )

@@ -93,7 +93,7 @@ class CopyResult:
         }
 
     def tables(self) -> list[Table]:
-        t = Table(title=f"{self.preset}: {self.size_bytes / 1e9:.1f} GB file copied on the same drive")
+        t = Table(title=f"{self.preset}: {self.size_bytes / 1e9:.3g} GB file copied on the same drive")
         for col in ("step", "time s", "MB/s"):
             t.add_column(col, justify="left" if col == "step" else "right")
         t.add_row(
