@@ -25,6 +25,7 @@ import ssdlab
 from ssdlab.counters import info
 from ssdlab.report import write_report
 from ssdlab.suites import CdmResult, FillResult, run_cdm, run_fill
+from ssdlab.target import TARGET_MARK
 
 #: As tests/test_fill.py: a 16 GB bg4-1tb on 36 blocks per plane, SLC cache, TLC and folding levels in ~0.2 s.
 SMALL_FILL = {"ftl.user_capacity_gb": 16, "nand.blocks_per_plane": 36}
@@ -512,6 +513,7 @@ def test_a_saved_result_whose_counters_a_real_target_could_not_read_reports_them
     pts = next(p for p in saved.results if "-pts-" in p.name)
     doc = json.loads(pts.read_text(encoding="utf-8"))
     doc["counters"] = dict.fromkeys(doc["counters"])  # as a --target run saves them: null
+    doc["config_toml"] = f'{TARGET_MARK}\ntarget = "t.img"\n'
     target = tmp_path / "target.json"
     target.write_text(json.dumps(doc), encoding="utf-8")
     out = run_cli("report", str(target), "-o", "t.html", cwd=tmp_path)
@@ -519,3 +521,6 @@ def test_a_saved_result_whose_counters_a_real_target_could_not_read_reports_them
     counters = report.tables[[t.caption for t in report.tables].index("Drive counters over the run")]
     assert out.stdout.strip().endswith("t.html")
     assert {row[1] for row in counters.rows} == {"-"}
+    html = (tmp_path / "t.html").read_text(encoding="utf-8")
+    assert "<dt>target</dt>" in html and "measured through fio, in wall-clock time" in html
+    assert "All figures are simulated time" not in html

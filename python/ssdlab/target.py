@@ -51,12 +51,15 @@ from ssdlab.result import Result
 from ssdlab.units import PAGE, format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
 
-__all__ = ["Target", "fio_args"]
+__all__ = ["TARGET_MARK", "Target", "fio_args"]
 
 #: Percentiles asked of fio; :meth:`_Latency.percentile_ns` interpolates between them.
 _PERCENTILES = (1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
 #: Counters a real target reports (from fio); every other counter is NaN (not observable from the host).
 _HOST_COUNTERS = ("host_read_ios", "host_read_bytes", "host_write_ios", "host_write_bytes", "host_trim_ios")
+
+#: The first line of a real target's ``config_toml``: how a saved result says it was not a simulated drive.
+TARGET_MARK = "# a real target measured through fio, not a simulated drive"
 
 
 def _ioengine() -> str:
@@ -442,7 +445,7 @@ class Target:
     def config_toml(self) -> str:
         """Not a drive's parameters: what was measured, and how, as TOML comments and keys."""
         return (
-            f'# a real target measured through fio, not a simulated drive\ntarget = "{self.path}"\n'
+            f'{TARGET_MARK}\ntarget = "{self.path}"\n'
             f"capacity_bytes = {self._capacity}\nblock_device = {str(self._block).lower()}\n"
             f'fio = "{self.fio_version}"\nioengine = "{self._ioengine}"\n'
             f"direct = {str(self._direct).lower()}\n"

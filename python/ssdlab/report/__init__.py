@@ -58,6 +58,7 @@ from ssdlab.report.plots import Picture, curve_figures, series_figures
 from ssdlab.series import SavedSeries, read_series, series_path
 from ssdlab.suites import ReportFigure, SuiteResult
 from ssdlab.suites._reference import format_published
+from ssdlab.target import TARGET_MARK
 
 __all__ = [
     "Entry",
@@ -460,6 +461,7 @@ def render_entries(
                     else None
                 ),
                 "config_toml": str(doc.get("config_toml", "")),
+                "target": str(doc.get("config_toml", "")).startswith(TARGET_MARK),
             }
         )
     first = entries[0].doc if entries else {}
