@@ -4,12 +4,14 @@ writes to disks must have."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 import ssdlab
@@ -53,6 +55,11 @@ def test_cdm_on_a_file_has_the_twins_result_shape_and_the_file_is_removed(tmp_pa
     )
     assert "fio" in a["config_toml"]
     assert not img.exists()
+    # its per-interval series is saved as the twin's is, from fio's logs (power and temperature unknown)
+    (series,) = (tmp_path / "r").glob("t.img-cdm-*.series.parquet")
+    table = pq.read_table(series)
+    assert table.num_rows > 0 and max(table.column("read_mbps").to_pylist()) > 0
+    assert all(math.isnan(x) for x in table.column("power_w").to_pylist())
 
 
 def test_keep_leaves_the_file(tmp_path: Path) -> None:

@@ -274,7 +274,7 @@ def run(
         except (WorkloadError, ConfigError):
             drive.close()  # a file this run made goes again
             raise
-    recorder = Recorder.attach(drive) if isinstance(drive, Drive) else None
+    recorder = Recorder.attach(drive)
     try:
         with _progress(not json_, f"{suite} on {drive.name}") as progress:
             res = s.run(drive, options, progress)  # type: ignore[arg-type]
@@ -290,10 +290,7 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{drive.name}-{suite}-{created.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    series = None
-    if recorder is not None:
-        written = recorder.write(series_path(path))
-        series = read_series(written)
+    series = read_series(recorder.write(series_path(path)))
     html = write_report(res, path.with_suffix(".html"), created=created, series=series)
     if plot is not None and s.plot is not None:
         _wrote(stderr if json_ else stdout, s.plot(res, plot))
@@ -308,8 +305,7 @@ def run(
     for table in res.tables():
         stdout.print(table)
     _wrote(stdout, path)
-    if series is not None:
-        _wrote(stdout, series_path(path))
+    _wrote(stdout, series_path(path))
     _wrote(stdout, html)
 
 

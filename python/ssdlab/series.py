@@ -57,6 +57,7 @@ from ssdlab.result import REPORTED_PERCENTILES, Result, Series
 
 if TYPE_CHECKING:
     from ssdlab.drive import Drive
+    from ssdlab.target import Target
     from ssdlab.workload import Workload
 
 __all__ = ["SCHEMA", "Recorder", "SavedSeries", "label", "read_series", "series_path"]
@@ -106,8 +107,8 @@ class Recorder:
     runs: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def attach(cls, drive: Drive) -> Recorder:
-        """A recorder hooked on ``drive`` (it replaces any earlier hook)."""
+    def attach(cls, drive: Drive | Target) -> Recorder:
+        """A recorder hooked on ``drive``, simulated or a real target (it replaces any earlier hook)."""
         rec = cls()
         drive.on_run = rec.record
         return rec

@@ -343,6 +343,8 @@ class Target:
         self._t0 = time.monotonic()
         self._host = dict.fromkeys(_HOST_COUNTERS, 0.0)
         self.fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+        #: Called with each run's result, as :attr:`ssdlab.Drive.on_run` (the series recorder hooks here).
+        self.on_run: Callable[[Result], None] | None = None
 
     @classmethod
     def open(
@@ -495,7 +497,10 @@ class Target:
             for i in range(len(specs))
         ]
         native = _FioRun(entries, run_counters, series, jobs)
-        return Result(native, self.name, specs if len(specs) > 1 else specs[0])  # type: ignore[arg-type]
+        res = Result(native, self.name, specs if len(specs) > 1 else specs[0])  # type: ignore[arg-type]
+        if self.on_run is not None:
+            self.on_run(res)
+        return res
 
     def _fio(
         self, args: list[str], specs: list[Workload], progress: Callable[[float], None] | None, out: Path
