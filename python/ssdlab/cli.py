@@ -251,7 +251,6 @@ def run(
             if given:
                 raise workload_error(name, "applies only with --target PATH", given)
         drive: Drive | Target = open_drive(preset, drive_file, set_, scale_capacity_gb)
-        output_folder(out, "--out")  # before the run (it may take minutes), after the input is known good
     else:
         if s.simulated_only is not None:
             raise workload_error(
@@ -269,11 +268,12 @@ def run(
                     name, "a real --target is not a simulated drive; drop this option", given
                 )
         drive = Target.open(target, target_size, destroy_data=destroy_data, keep=keep)
-        try:
-            output_folder(out, "--out")
-        except (WorkloadError, ConfigError):
+    try:
+        output_folder(out, "--out")  # before the run (it may take minutes), after the input is known good
+    except (WorkloadError, ConfigError):
+        if isinstance(drive, Target):
             drive.close()  # a file this run made goes again
-            raise
+        raise
     recorder = Recorder.attach(drive)
     try:
         with _progress(not json_, f"{suite} on {drive.name}") as progress:

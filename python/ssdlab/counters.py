@@ -35,7 +35,16 @@ from types import MappingProxyType
 
 from ssdlab._core import SsdlabError, counter_delta, counter_registry
 
-__all__ = ["REGISTRY", "CounterInfo", "Counters", "UnknownCounterError", "delta", "docs_markdown", "info"]
+__all__ = [
+    "REGISTRY",
+    "CounterInfo",
+    "Counters",
+    "UnknownCounterError",
+    "delta",
+    "docs_markdown",
+    "has_value",
+    "info",
+]
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,23 @@ def info(name: str) -> CounterInfo:
         return REGISTRY[name]
     except KeyError:
         raise UnknownCounterError(name) from None
+
+
+#: Ratios and the counter they are per: over a span with none of that (WAF without host writes) the
+#: registry gives 0, which is no value.
+_RATIO_OF = {"waf": "host_write_bytes", "map_hit_rate": "map_lookups"}
+
+
+def has_value(counters: Mapping[str, float], name: str) -> bool:
+    """Whether counter ``name`` means something over this span: not a ratio of nothing.
+
+    Examples
+    --------
+    >>> has_value({"waf": 0.0, "host_write_bytes": 0.0}, "waf"), has_value({"waf": 1.2}, "waf")
+    (False, True)
+    """
+    base = _RATIO_OF.get(name)
+    return base is None or counters.get(base, 1.0) != 0
 
 
 def delta(before: Mapping[str, float], after: Mapping[str, float]) -> Counters:

@@ -20,8 +20,9 @@ nand.channels: must be 1..=64 (got 0)
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ __all__ = [
     "SsdlabError",
     "WorkloadError",
     "config_error",
+    "nearest",
     "workload_error",
 ]
 
@@ -192,3 +194,15 @@ def read_text_file(path: Path, what: str, error: type[InputError] = ConfigError)
     except UnicodeDecodeError:
         reason = "not a UTF-8 text file"
     raise error([Problem(str(path), "", f"cannot read the {what}: {reason}")]) from None
+
+
+def nearest(name: str, names: Sequence[str], listed_as: str) -> str:
+    """What to say of an unknown ``name``: the closest of ``names``, or all of them as ``listed_as``.
+
+    Examples
+    --------
+    >>> nearest("iodpeth", ["iodepth", "bs"], "fields"), nearest("zz", ["iodepth", "bs"], "fields")
+    ('did you mean iodepth?', 'fields: iodepth, bs')
+    """
+    near = difflib.get_close_matches(name, names, n=3)
+    return f"did you mean {', '.join(near)}?" if near else f"{listed_as}: {', '.join(names)}"

@@ -523,7 +523,7 @@ class Target:
         _, err = proc.communicate()
         if proc.returncode != 0 or not out.exists():
             why = _fio_failure(err, out) or f"exit status {proc.returncode}"
-            raise workload_error("--target", f"fio failed on {self.path}: {why}", self.path)
+            raise workload_error("target", f"fio failed on {self.path}: {why}", self.path)
         if progress is not None:
             progress(1.0)
         doc: dict[str, Any] = json.loads(out.read_text())

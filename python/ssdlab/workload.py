@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ssdlab._core import check_workload
-from ssdlab.errors import workload_error
+from ssdlab.errors import nearest, workload_error
 from ssdlab.units import parse_size, parse_time_ns
 
 __all__ = ["RW_NAMES", "Workload"]
@@ -228,9 +227,9 @@ def _refuse_unknown_fields(init: Callable[..., None]) -> Callable[..., None]:
     def checked(self: Workload, *args: Any, **kwargs: Any) -> None:
         for key in kwargs:
             if key not in names:
-                near = difflib.get_close_matches(key, names, n=3)
-                hint = f"did you mean {', '.join(near)}?" if near else f"fields: {', '.join(names)}"
-                raise workload_error(key, f"is not a Workload field; {hint}", kwargs[key])
+                raise workload_error(
+                    key, f"is not a Workload field; {nearest(key, names, 'fields')}", kwargs[key]
+                )
         init(self, *args, **kwargs)
 
     return checked

@@ -36,7 +36,6 @@ mine.fio:2: verify: not supported yet (ssdlab has no stored data to check yet)
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -44,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from ssdlab.errors import Problem, SsdlabError, WorkloadError
+from ssdlab.errors import Problem, SsdlabError, WorkloadError, nearest
 from ssdlab.fio.options import OPTIONS, Fields, Option, OptionValueError, supported_names
 from ssdlab.workload import Workload
 
@@ -311,13 +310,8 @@ def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Sect
 def _lookup(key: str, where: str) -> Option:
     option = OPTIONS.get(key)
     if option is None:
-        near = difflib.get_close_matches(key, supported_names(), n=3)
-        if near:
-            raise JobFileError(
-                where, key, f"is not a fio option ssdlab knows; did you mean {', '.join(near)}?"
-            )
         raise JobFileError(
-            where, key, f"is not a fio option ssdlab knows; supported: {', '.join(supported_names())}"
+            where, key, f"is not a fio option ssdlab knows; {nearest(key, supported_names(), 'supported')}"
         )
     if option.kind == "unsupported":
         raise JobFileError(

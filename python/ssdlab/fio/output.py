@@ -149,7 +149,7 @@ def _bs_range(w: Workload, write: bool) -> str:
 def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict[str, object]:
     m = entry.measured
     elapsed = m.elapsed_s
-    d = {"read": m.read, "write": m.write, "trim": m.trim}[which]
+    d = getattr(m, which)
     ios, nbytes, lat = d.ios, d.bytes, d.latency
     bw_bytes = nbytes / elapsed if ios and elapsed else 0.0
     bw_kib: list[float] = []
@@ -191,7 +191,7 @@ def _direction(entry: FioEntry, which: str, group_bw: float, plus: bool) -> dict
 
 
 def _ios_bytes(entry: FioEntry, which: str) -> tuple[int, int]:
-    d = {"read": entry.measured.read, "write": entry.measured.write, "trim": entry.measured.trim}[which]
+    d = getattr(entry.measured, which)
     return d.ios, d.bytes
 
 
@@ -426,7 +426,7 @@ def _entry_text(entry: FioEntry, group: list[FioEntry], started: float) -> list[
             f"  {which}: IOPS={_short(ios / elapsed if elapsed else 0.0)}, BW={_short(rate, _BIN, 1024)}/s "
             f"({_short(rate, _DEC)}/s)({_short(nbytes, _BIN, 1024)}/{ms}msec){tail}"
         )
-        d = {"read": m.read, "write": m.write, "trim": m.trim}[which]
+        d = getattr(m, which)
         lines.append("    " + _lat_line("clat", d.latency))
         lines.append("     " + _lat_line("lat", d.latency))
         lines.extend(_percentile_lines(d.latency, job.percentiles))

@@ -50,7 +50,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab import suites
-from ssdlab.counters import REGISTRY, info
+from ssdlab.counters import REGISTRY, has_value, info
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.presets import list_presets
@@ -175,14 +175,10 @@ def counters_table(
     if describe:
         t.add_column("meaning")
     for c in sorted(defs, key=lambda c: _ORDER[c.name]):
-        undefined = counters.get(_PER.get(c.name, ""), 1.0) == 0  # a ratio of nothing (WAF with no writes)
-        cells = [c.name, "-" if undefined else _counter(counters[c.name]), c.unit]
+        cells = [c.name, _counter(counters[c.name]) if has_value(counters, c.name) else "-", c.unit]
         t.add_row(*cells, *([c.description] if describe else []))
     return t
 
-
-#: Ratios and what they are per: with none of that in a span they have no value (the registry gives 0).
-_PER = {"waf": "host_write_bytes", "map_hit_rate": "map_lookups"}
 
 #: A counter's place in the registry, for ordering tables.
 _ORDER = {name: i for i, name in enumerate(REGISTRY)}

@@ -213,7 +213,7 @@ def cleanup() -> None:
     drive = _state.get("drive")
     if drive is None:
         return
-    from ssdlab.counters import delta
+    from ssdlab.counters import delta, has_value
     from ssdlab.units import shown
 
     c = delta(_state["before"], drive.counters())
@@ -221,7 +221,7 @@ def cleanup() -> None:
     # the twin's own mean latency: a client's measured latency less this is what the export added
     mean_us = _state["served_ns"] / max(1, _state["served"]) / 1e3
     served = _state["served"]
-    waf = shown(c["waf"] if c["host_write_bytes"] else None, ".2f")  # no writes: no WAF
+    waf = shown(c["waf"] if has_value(c, "waf") else None, ".2f")
     print(
         f"ssdlab serve: {drive.name}: host wrote {c['host_write_bytes'] / 1e9:.3f} GB, read "
         f"{c['host_read_bytes'] / 1e9:.3f} GB; WAF {waf}; simulated {simulated_s:.3f} s; "
