@@ -22,7 +22,8 @@ use crate::data::DataStore;
 use crate::engine::{Event, EventQueue, Ns, NS_PER_US};
 use crate::error::SimError;
 use crate::host::{
-    Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload, WorkloadError,
+    size_text, Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload,
+    WorkloadError,
 };
 use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
@@ -950,7 +951,9 @@ impl Drive {
             return Ok(());
         }
         let cap = self.capacity_bytes();
-        let err = |field: &str, message: &str, value: u64| Err(WorkloadError::new(field, message, value));
+        let err = |field: &str, message: &str, value: u64| {
+            Err(WorkloadError::new(field, message, size_text(value)))
+        };
         if !cmd.offset.is_multiple_of(SLOT_BYTES) {
             return err("offset", "must be a multiple of 4 KiB", cmd.offset);
         }
@@ -976,7 +979,7 @@ impl Drive {
             );
         }
         if cmd.compress_pct > 100 {
-            return err("compress_percentage", "must be 0..=100", cmd.compress_pct.into());
+            return Err(WorkloadError::new("compress_percentage", "must be 0..=100", cmd.compress_pct));
         }
         Ok(())
     }

@@ -45,7 +45,7 @@ from rich.table import Table
 
 from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
-from ssdlab.counters import Counters
+from ssdlab.counters import Counters, has_value
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
@@ -246,9 +246,13 @@ class CdmResult:
         for name, _, _ in cols:
             t.add_column(name, justify="right")
         for r in [_prepare_row(self.prepare_counters), *self.rows]:
-            # "-" for what a real target cannot observe (NaN)
+            # "-" for what a real target cannot observe (NaN) and for a ratio of nothing (a read test's WAF)
             t.add_row(
-                r.label, *("-" if number(v := r.counters[key]) is None else fmt(v) for _, key, fmt in cols)
+                r.label,
+                *(
+                    fmt(v) if number(v := r.counters[key]) is not None and has_value(r.counters, key) else "-"
+                    for _, key, fmt in cols
+                ),
             )
         return t
 

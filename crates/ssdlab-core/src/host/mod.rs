@@ -13,4 +13,5 @@ pub use job::Job;
 pub use offsets::{BlockSizes, Distribution};
 pub use queue::DeviceQueue;
 pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
+pub(crate) use workload::size_text;
 pub use workload::{FieldValue, Rw, Workload, WorkloadError};

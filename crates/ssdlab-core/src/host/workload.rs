@@ -78,6 +78,18 @@ pub struct WorkloadError {
     pub value: String,
 }
 
+/// A byte count as a message shows it: the number, and the size a user would have typed when it is a
+/// whole number of KiB, MiB, GiB or TiB (`3072 = 3k`), so "got 3072" is recognisable as the `3k` typed.
+pub(crate) fn size_text(bytes: u64) -> String {
+    let unit = [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')]
+        .into_iter()
+        .find(|&(shift, _)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift));
+    match unit {
+        Some((shift, suffix)) => format!("{bytes} = {}{suffix}", bytes >> shift),
+        None => bytes.to_string(),
+    }
+}
+
 impl WorkloadError {
     /// A problem with `field`: `message` says what is allowed, `value` is what was given.
     pub fn new(field: &str, message: &str, value: impl fmt::Display) -> Self {
@@ -247,24 +259,24 @@ impl Workload {
         let size_ok = |b: u64| b >= 4096 && b.is_multiple_of(4096) && b <= 64 << 20;
         let mut bs_ok = size_ok(self.bs);
         if !bs_ok {
-            err("bs", "must be a multiple of 4 KiB from 4k to 64m", self.bs.to_string());
+            err("bs", "must be a multiple of 4 KiB from 4k to 64m", size_text(self.bs));
         }
         if self.bs_write != 0 && !size_ok(self.bs_write) {
             bs_ok = false;
-            err("bs_write", "must be a multiple of 4 KiB from 4k to 64m (0 = bs)", self.bs_write.to_string());
+            err("bs_write", "must be a multiple of 4 KiB from 4k to 64m (0 = bs)", size_text(self.bs_write));
         }
         if let Some(sizes) = &self.block_sizes {
             let field = if matches!(sizes, BlockSizes::Range(..)) { "bsrange" } else { "bssplit" };
             if let Some(bad) = sizes.sizes().into_iter().find(|&b| !size_ok(b)) {
                 bs_ok = false;
-                err(field, "sizes must be multiples of 4 KiB from 4k to 64m", bad.to_string());
+                err(field, "sizes must be multiples of 4 KiB from 4k to 64m", size_text(bad));
             }
         }
         if self.blockalign != 0 && !size_ok(self.blockalign) {
             err(
                 "blockalign",
                 "must be a multiple of 4 KiB from 4k to 64m (0 = the block size)",
-                self.blockalign.to_string(),
+                size_text(self.blockalign),
             );
         }
         if self.percentage_random > 100 {
@@ -277,10 +289,10 @@ impl Workload {
             err("loops", "must be from 1 to 1000000", self.loops.to_string());
         }
         if !self.seq_skip.is_multiple_of(4096) {
-            err("seq_skip", "must be a multiple of 4 KiB", self.seq_skip.to_string());
+            err("seq_skip", "must be a multiple of 4 KiB", size_text(self.seq_skip));
         }
         if !self.offset_increment.is_multiple_of(4096) {
-            err("offset_increment", "must be a multiple of 4 KiB", self.offset_increment.to_string());
+            err("offset_increment", "must be a multiple of 4 KiB", size_text(self.offset_increment));
         }
         if !(1..=65_536).contains(&self.iodepth) {
             err("iodepth", "must be from 1 to 65536", self.iodepth.to_string());
@@ -297,7 +309,7 @@ impl Workload {
             );
         }
         if !self.offset.is_multiple_of(4096) {
-            err("offset", "must be a multiple of 4 KiB", self.offset.to_string());
+            err("offset", "must be a multiple of 4 KiB", size_text(self.offset));
         }
         if let Some(capacity) = capacity {
             let span = self.span(capacity);
@@ -305,7 +317,7 @@ impl Workload {
                 err(
                     "offset",
                     &format!("must be below the capacity ({capacity} bytes)"),
-                    self.offset.to_string(),
+                    size_text(self.offset),
                 );
             } else if self
                 .offset
@@ -319,13 +331,13 @@ impl Workload {
                 err(
                     "size",
                     &format!("offset + size must fit the drive ({capacity} bytes)"),
-                    self.size.to_string(),
+                    size_text(self.size),
                 );
             } else if bs_ok && span < self.max_bs() {
                 err(
                     "size",
-                    &format!("must be at least one block (bs = {})", self.max_bs()),
-                    span.to_string(),
+                    &format!("must be at least one block (bs = {})", size_text(self.max_bs())),
+                    size_text(span),
                 );
             }
         }
@@ -601,6 +613,17 @@ mod tests {
 
     fn field_of(w: &Workload) -> Option<String> {
         w.validate(CAP).err().map(|e| e.field)
+    }
+
+    #[test]
+    fn a_size_in_a_message_shows_the_size_typed() {
+        assert_eq!(size_text(3072), "3072 = 3k");
+        assert_eq!(size_text(10 << 40), "10995116277760 = 10t");
+        assert_eq!(size_text(64 << 20), "67108864 = 64m");
+        assert_eq!(size_text(1000), "1000");
+        assert_eq!(size_text(0), "0");
+        let w = Workload { bs: 3 << 10, ..Workload::default() };
+        assert_eq!(w.validate(CAP).unwrap_err().value, "3072 = 3k");
     }
 
     #[test]
