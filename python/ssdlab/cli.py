@@ -566,6 +566,13 @@ def replay(
         stderr.print(
             f"note: {trace} held no reads, writes or trims ({res.lines_read:,} lines read)", markup=False
         )
+    if res.late_requests:
+        n = res.late_requests
+        stderr.print(
+            f"note: {n:,} request{'s' if n > 1 else ''} of {trace} {'were' if n > 1 else 'was'} recorded "
+            "before one ahead in the file; each went in at its turn (file order), not at its earlier time",
+            markup=False,
+        )
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return

@@ -428,7 +428,9 @@ class Drive:
         its recorded time divided by ``speed`` (open loop); ``afap`` keeps ``iodepth`` outstanding, as do
         traces without times. Requests are widened to whole 4 KiB pages; ones beyond the drive wrap around
         it unless ``wrap=False``, which makes them errors. A bad line raises ``WorkloadError`` naming its
-        number, unless ``skip_bad`` (then ``result.skipped_lines`` counts them).
+        number, unless ``skip_bad`` (then ``result.skipped_lines`` counts them). A request recorded before
+        one ahead of it in the file (blkparse interleaves its CPUs) goes in when its turn comes, as the
+        clock never runs back; ``result.late_requests`` counts them.
 
         Examples
         --------
@@ -444,7 +446,7 @@ class Drive:
             raise workload_error("trace", f"is a folder, not a trace file: {str(path)!r}", path)
         if not Path(path).is_file():
             raise workload_error("trace", f"no such file: {str(path)!r}", path)
-        native, skipped, lines = self._drive.replay(
+        native, skipped, lines, late = self._drive.replay(
             os.fspath(path),
             format,
             timing,
@@ -456,7 +458,7 @@ class Drive:
             progress,
         )
         res = Result(native, self.name, [], source=os.fspath(path))
-        res.skipped_lines, res.lines_read = skipped, lines
+        res.skipped_lines, res.lines_read, res.late_requests = skipped, lines, late
         return res
 
     # The stepping API: drive the simulated SSD one command at a time (a trace, a block device, a test).

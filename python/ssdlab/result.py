@@ -260,6 +260,9 @@ class Result(_Measured):
         self.source = source
         #: Lines of the trace read, and bad ones skipped (a replay with ``skip_bad``).
         self.lines_read, self.skipped_lines = 0, 0
+        #: Requests recorded before one ahead of them in the trace (a replay at recorded times): the clock
+        #: never runs back, so each went in when its turn came, in file order.
+        self.late_requests = 0
 
     @property
     def workload(self) -> Workload:
@@ -331,7 +334,12 @@ class Result(_Measured):
         origin: dict[str, object] = (
             {"seed": self.workload.seed, "workload": self.workload.to_dict()}
             if self.workloads
-            else {"trace": self.source, "lines_read": self.lines_read, "skipped_lines": self.skipped_lines}
+            else {
+                "trace": self.source,
+                "lines_read": self.lines_read,
+                "skipped_lines": self.skipped_lines,
+                "late_requests": self.late_requests,
+            }
         )
         out: dict[str, object] = {
             "ssdlab_version": version(),

@@ -202,7 +202,8 @@ impl NativeDrive {
     }
 
     /// Replay the trace at `path` (see `ssdlab_core::TraceReader` for the formats). Returns the
-    /// result, the bad lines skipped (with `skip_bad`) and the lines read. Releases the GIL; `progress`
+    /// result, the bad lines skipped (with `skip_bad`), the lines read and, with recorded timing, the
+    /// requests recorded before one ahead of them in the file. Releases the GIL; `progress`
     /// gets the fraction of the file read.
     #[pyo3(signature = (path, format = "auto", timing = "recorded", speed = 1.0, iodepth = 32, wrap = true,
                         skip_bad = false, interval_ns = 100_000_000, progress = None))]
@@ -218,7 +219,7 @@ impl NativeDrive {
         skip_bad: bool,
         interval_ns: u64,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<(NativeResult, u64, u64)> {
+    ) -> PyResult<(NativeResult, u64, u64, u64)> {
         let py = slf.py();
         let bad = |field: &str, message: String, value: &str| workload_error(py, &message, field, value);
         let timing = match timing {
@@ -267,21 +268,33 @@ impl NativeDrive {
         let opts = ReplayOptions { timing, speed, iodepth, interval_ns };
         let drive = &mut this.drive;
         let mut skipped = 0u64;
+        // requests recorded before one ahead of them in the file (blkparse interleaves its CPUs): each is
+        // submitted when its turn comes, as the clock never runs back
+        let (mut latest, mut late) = (0u64, 0u64);
         let mut reports = PyProgress::new(progress);
         let outcome = py.detach(|| {
             let mut on_progress = || {
                 let read = read.load(Ordering::Relaxed) as f64;
                 reports.report(if size == 0 { 1.0 } else { (read / size as f64).min(1.0) })
             };
-            let mut records = reader.by_ref().filter(|r| {
-                let skip = skip_bad && r.is_err();
-                skipped += u64::from(skip);
-                !skip
-            });
+            let mut records = reader
+                .by_ref()
+                .filter(|r| {
+                    let skip = skip_bad && r.is_err();
+                    skipped += u64::from(skip);
+                    !skip
+                })
+                .inspect(|r| {
+                    if let Some(at) = r.as_ref().ok().and_then(|rec| rec.at_ns) {
+                        late += u64::from(at < latest);
+                        latest = latest.max(at);
+                    }
+                });
             guarded(|| drive.replay(&mut records, &opts, &mut on_progress))
         });
         let r = reports.finish(py, outcome, "replay")?;
-        Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read()))
+        let late = if timing == Timing::Recorded { late } else { 0 };
+        Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read(), late))
     }
 
     /// Let `ns` of simulated time pass with no host IO.
