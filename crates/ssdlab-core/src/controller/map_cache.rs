@@ -17,6 +17,8 @@
 //!   counters) and written up into the HMB anew, and lookups of it wait for that.
 //! - `sram`: the same LRU cache on the controller: no link crossings. Its unit may be a piece of a map page
 //!   (`sram_segment_kib`): a small SRAM then holds more scattered pieces, a sequential stream misses per piece.
+//!   The map on flash stays in whole map pages: a dirty piece written back rewrites its map page (the
+//!   other pieces from the cache, or read from flash first).
 //!
 //! A miss costs one NAND read of the map page (SLC mode, on die `map page % dies` and plane
 //! `map page / dies % planes`, `tR + bus transfer` of the codewords holding the cached unit, then their
@@ -421,16 +423,28 @@ impl MapCache {
     /// or erase (with `[nand.suspension]` on) rather than wait behind it, and its codewords go through the
     /// channel's decoder as host data does. Returns when the decoded entries are at the controller.
     fn read_from_nand(&mut self, t: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
+        self.read_map_bytes(t, mp, self.read_bytes, io, c)
+    }
+
+    /// `bytes` (whole codewords) of the map page holding cached unit `mp`, sensed, moved out and decoded.
+    fn read_map_bytes(
+        &mut self,
+        t: Ns,
+        mp: u32,
+        bytes: u64,
+        io: &mut MapIo<'_>,
+        c: &mut ControllerCounters,
+    ) -> Ns {
         c.map_pages_read += 1;
         // map pages are striped over dies, then planes, as the log head writes them: no plane is hot
         // (the pieces of one map page share it)
         let page = mp >> self.pieces_shift;
         let die = page % self.dies;
         let plane = (page / self.dies) % self.planes;
-        let at = io.nand.read_suspending(die, t, 0, CellMode::Slc, 1 << plane, self.read_bytes);
-        let bus = io.nand.timing.bus_ns(self.read_bytes);
+        let at = io.nand.read_suspending(die, t, 0, CellMode::Slc, 1 << plane, bytes);
+        let bus = io.nand.timing.bus_ns(bytes);
         let channel = io.nand.geo.channel_of(die);
-        io.data.decode(channel, at, bus, self.read_bytes, CellMode::Slc).0
+        io.data.decode(channel, at, bus, bytes, CellMode::Slc).0
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.
@@ -490,11 +504,12 @@ impl MapCache {
         // and if it is still cached (a checkpoint) its HMB copy is written anew.
         let flipped = self.take_flips(mp as u32);
         let at_controller = self.secded(at_controller, flipped, mp as u32, io, c);
+        let at_controller = self.merge_siblings(at_controller, mp, io, c);
         if let Some(f) = self.on_flash.get_mut(mp) {
             *f = true;
         }
         self.pending_ready = self.pending_ready.max(at_controller);
-        self.pending_bytes += self.page_bytes;
+        self.pending_bytes += self.page_bytes << self.pieces_shift;
         while self.pending_bytes >= self.unit_bytes {
             let die = self.next_die;
             self.next_die = (self.next_die + 1) % self.dies;
@@ -502,6 +517,41 @@ impl MapCache {
             c.map_pages_written += self.unit_bytes / SLOT_BYTES;
             self.pending_bytes -= self.unit_bytes;
         }
+        if self.pending_bytes == 0 {
+            // the batch is out: the next one waits for its own pages only, not for this one's last
+            self.pending_ready = 0;
+        }
+    }
+
+    /// With SRAM pieces (`sram_segment_kib` below `map_page_kib`) the map on flash is still kept in whole
+    /// map pages, as with the HMB: writing one piece back rewrites its map page (DFTL's read-modify-write
+    /// of a translation page). The page's other pieces come from the cache where cached (dirty ones are
+    /// written in the same program and are clean after it), else from flash (one read of their codewords,
+    /// on the page's die); never-written pieces are built empty. Returns when the whole page is at hand.
+    fn merge_siblings(&mut self, t: Ns, mp: usize, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
+        if self.pieces_shift == 0 {
+            return t;
+        }
+        let first = mp >> self.pieces_shift << self.pieces_shift;
+        let mut from_flash = 0u64;
+        for q in first..(first + (1 << self.pieces_shift)).min(self.slot_of.len()) {
+            if q == mp {
+                continue;
+            }
+            if self.slot_of[q] != NONE {
+                if self.dirty[q] {
+                    self.dirty[q] = false;
+                    self.dirty_count -= 1;
+                }
+            } else if self.on_flash[q] {
+                from_flash += self.read_bytes;
+            }
+            self.on_flash[q] = true;
+        }
+        if from_flash == 0 {
+            return t;
+        }
+        self.read_map_bytes(t, mp as u32, from_flash, io, c).max(t)
     }
 
     #[inline]
@@ -602,6 +652,56 @@ mod tests {
         assert_eq!(c.map_pages_read, 0);
         m.lookup(0, 1 << 10, 1, false, &mut p.io(), &mut c);
         assert_eq!(c.map_pages_read, 1);
+    }
+
+    /// SRAM holding four 4 KiB pieces of 16 KiB map pages, each map program one 16 KiB NAND page.
+    fn pieces_cache() -> (MapCache, Parts) {
+        let text = include_str!("../../../../python/ssdlab/presets/generic-tlc-dram.toml");
+        let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let cfg = DriveConfig::from_toml_str(
+            text,
+            &[
+                o("controller.map_cache.location", "sram"),
+                o("controller.map_cache.sram_size_kib", "16"),
+                o("controller.map_cache.sram_segment_kib", "4"),
+                o("controller.map_cache.map_page_kib", "16"),
+                o("controller.map_cache.map_program_planes", "1"),
+                o("ftl.user_capacity_gb", "4"),
+            ],
+        )
+        .unwrap();
+        let parts = Parts::new(&cfg);
+        (MapCache::new(&cfg, 1_000_000, &parts.nand.geo), parts)
+    }
+
+    #[test]
+    fn a_dirty_piece_written_back_rewrites_its_whole_map_page_with_its_cached_siblings() {
+        // pieces 0-3 make map page 0, 4-7 page 1, ...; piece q holds LPNs q << 10 ..
+        let (mut m, mut p) = pieces_cache();
+        let mut c = ControllerCounters::default();
+        let mut at = |m: &mut MapCache, c: &mut ControllerCounters, q: u32, write: bool| {
+            m.lookup(0, q << 10, 1, write, &mut p.io(), c);
+        };
+        let whole_page = 16 / 4; // map_pages_written counts 4 KiB units
+        at(&mut m, &mut c, 0, true);
+        at(&mut m, &mut c, 1, true);
+        at(&mut m, &mut c, 4, false);
+        at(&mut m, &mut c, 5, false); // cache full: 5 4 1 0
+        at(&mut m, &mut c, 8, false); // evicts dirty 0: page 0 written whole, cached dirty 1 with it
+        assert_eq!(
+            (c.map_pages_written, c.map_pages_read),
+            (whole_page, 0),
+            "never-written pieces are built empty"
+        );
+        at(&mut m, &mut c, 9, false); // evicts 1, clean since page 0 went out: no second program
+        assert_eq!(c.map_pages_written, whole_page);
+        at(&mut m, &mut c, 2, true); // a miss on a piece now on flash: one read
+        assert_eq!(c.map_pages_read, 1);
+        for q in [12, 13, 14] {
+            at(&mut m, &mut c, q, false); // evicts the clean 5, 8, 9
+        }
+        at(&mut m, &mut c, 16, false); // evicts dirty 2: its uncached siblings 0, 1, 3 are read, then page 0 rewritten
+        assert_eq!((c.map_pages_written, c.map_pages_read), (2 * whole_page, 2));
     }
 
     #[test]
