@@ -29,8 +29,9 @@ build: $(VENV)/.build-stamp
 
 # Release build of the Rust extension, installed into .venv together with the Python package (editable:
 # python/ is on the path, so Python edits need no rebuild) and its `ssdlab` script.
+# PIP_QUIET: maturin's own pip run would list every dependency already installed.
 $(VENV)/.build-stamp: $(VENV)/.deps-stamp $(RUST_SRC) pyproject.toml
-	$(BIN)/maturin develop --release --quiet
+	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
 	touch $@
 
 run: build
