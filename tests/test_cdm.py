@@ -152,7 +152,7 @@ def test_bad_options_name_the_field(kwargs: dict[str, object], field: str) -> No
 
 @pytest.mark.slow
 def test_defaults_on_the_full_bg4() -> None:
-    # The README's `make run`: CrystalDiskMark 8 defaults on the whole 1 TB drive.
+    # `ssdlab run --suite cdm`: CrystalDiskMark 8 defaults on the whole 1 TB drive.
     drive = Drive.from_preset("bg4-1tb")
     res = run_cdm(drive)
     assert (res.version, res.test_size, res.runs, res.duration_s, res.interval_s) == (
