@@ -164,6 +164,30 @@ def test_every_mistake_in_the_sweep_table_is_reported_at_once() -> None:
     assert [p.path for p in e.value.errors()] == ["sweep.sede", "sweep.samples"]
 
 
+def test_every_mistake_in_the_parameters_workloads_and_plot_is_reported_at_once() -> None:
+    body = """
+    [parameters]
+    "workload.sise" = ["1g"]
+    "nand.tR_us" = { min = 30, max = 90 }
+    "controller.map_cache.hmb_size_mb" = [8]
+    [plot]
+    y = "speed"
+    [workloads.bad]
+    rw = "randrd"
+    iodeph = 4
+    """
+    with pytest.raises(WorkloadError) as e:
+        spec(body)
+    assert [p.path for p in e.value.errors()] == [
+        "parameters.workload.sise",
+        "parameters.nand.tR_us.steps",
+        "workloads.bad.iodeph",
+        "plot.y",
+        "workloads.bad.rw",
+        "parameters.controller.map_cache.hmb_size_mb",
+    ]
+
+
 def test_cli_bad_spec_exits_2_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(HEAD + 'sampler = "sobol"\n' + WORKLOAD)

@@ -359,24 +359,38 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
     if not isinstance(fixed, dict):
         problems.append(_bad("sweep.set", 'must be a table of TOML paths: { "nand.tR_us" = 60 }', fixed))
     _raise_all(problems)
+    # The rest is reported at once too: the spec's shape, then (on the parts that parsed) its values.
     raw_params = doc.get("parameters", {})
     if not isinstance(raw_params, dict):
-        raise _bad("parameters", "must be a table", raw_params)
-    params = tuple(_parameter(k, v) for k, v in raw_params.items())
-    for p in params:
+        problems.append(_bad("parameters", "must be a table", raw_params))
+        raw_params = {}
+    params: list[Parameter] = []
+    for k, v in raw_params.items():
+        try:
+            p = _parameter(k, v)
+        except WorkloadError as e:
+            problems.append(e)
+            continue
         if sampler == "grid" and p.is_range and p.steps is None:
-            raise _bad(f"parameters.{p.path}.steps", "a grid over a range needs steps (how many values)", "")
+            problems.append(
+                _bad(f"parameters.{k}.steps", "a grid over a range needs steps (how many values)", "")
+            )
+            continue
+        params.append(p)
     raw_w = doc.get("workloads")
     if not isinstance(raw_w, dict) or not raw_w:
-        raise _bad("workloads", "at least one [workloads.NAME] table is needed", "")
+        problems.append(_bad("workloads", "at least one [workloads.NAME] table is needed", ""))
+        raw_w = {}
     workloads: dict[str, dict[str, Any]] = {}
     for name, w in raw_w.items():
         if not isinstance(w, dict):
-            raise _bad(f"workloads.{name}", "must be a table of workload fields", w)
-        for k in w:
-            if k != "prefill" and (k not in _WORKLOAD_FIELDS or k == "seed"):
-                raise _bad(f"workloads.{name}.{k}", "not a workload field (seeds go in sweep.seeds)", w[k])
-        workloads[name] = dict(w)
+            problems.append(_bad(f"workloads.{name}", "must be a table of workload fields", w))
+            continue
+        bad = [k for k in w if k != "prefill" and (k not in _WORKLOAD_FIELDS or k == "seed")]
+        problems += [
+            _bad(f"workloads.{name}.{k}", "not a workload field (seeds go in sweep.seeds)", w[k]) for k in bad
+        ]
+        workloads[name] = {k: v for k, v in w.items() if k not in bad}
     plot = doc.get("plot", {})
     names = {p.path for p in params}
     for k in ("x", "by"):
@@ -386,39 +400,49 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
             )
     if plot.get("y", "iops") not in METRICS:
         problems.append(_bad("plot.y", f"must be one of {', '.join(METRICS)}", plot["y"]))
-    _raise_all(problems)
     assert isinstance(drive, str)  # checked above
+    try:
+        drive_toml = _drive_text(drive, base or Path.cwd())
+    except WorkloadError as e:
+        _raise_all([*problems, e])
+        raise  # unreachable: _raise_all raised
     spec = Spec(
         drive=drive,
-        drive_toml=_drive_text(drive, base or Path.cwd()),
+        drive_toml=drive_toml,
         capacity_gb=None if capacity is None else float(capacity),
         sampler=sampler,
         samples=samples,
         sampler_seed=sampler_seed,
         seeds=tuple(seeds),
         fixed=dict(fixed),
-        parameters=params,
+        parameters=tuple(params),
         workloads=workloads,
         plot={str(k): str(v) for k, v in plot.items()},
     )
-    _check_points(spec)
+    if workloads:
+        problems += _point_problems(spec)
+    _raise_all(problems)
     return spec
 
 
-def _check_points(spec: Spec) -> None:
+def _point_problems(spec: Spec) -> list[WorkloadError]:
     """Build the workloads of the first point and every point's drive, so that a bad path or field fails
     now, not in a worker; and check every point's workload fits its drive (a swept size or capacity can
-    make one not fit). The problem is named as the spec names it."""
+    make one not fit). Each problem is named as the spec names it: all of the first point's, then the
+    first of each later point that has one."""
     from ssdlab.drive import Drive
     from ssdlab.errors import ConfigError
 
+    problems: list[WorkloadError] = []
     points = spec.points()
     for p in points[: len(spec.workloads)]:
         try:
             Workload(**p.workload)
         except WorkloadError as e:
-            first = e.errors()[0]
-            raise _bad(f"workloads.{p.workload_name}.{first.path}", first.message, first.value) from None
+            problems += [
+                _bad(f"workloads.{p.workload_name}.{f.path}", f.message, f.value) for f in e.errors()
+            ]
+    workloads_ok = not problems
     capacity: dict[str, int] = {}  # each distinct drive is built once
     for p in points:
         key = json.dumps([p.drive_toml, p.overrides, p.capacity_gb], sort_keys=True, default=str)
@@ -426,18 +450,27 @@ def _check_points(spec: Spec) -> None:
             try:
                 d = Drive.from_toml_str(p.drive_toml, set=p.overrides, capacity_gb=p.capacity_gb)
             except ConfigError as e:
-                first = e.errors()[0]
-                where = "sweep.set" if first.path in spec.fixed else "parameters"
-                what = first.message if p.index < len(spec.workloads) else f"point {p.index}: {first.message}"
-                raise _bad(f"{where}.{first.path}", what, first.value) from None
+                first_point = p.index < len(spec.workloads)
+                for f in e.errors() if first_point else e.errors()[:1]:
+                    where = "sweep.set" if f.path in spec.fixed else "parameters"
+                    what = f.message if first_point else f"point {p.index}: {f.message}"
+                    problems.append(_bad(f"{where}.{f.path}", what, f.value))
+                return problems
             capacity[key] = d.capacity_bytes
+        if not workloads_ok:
+            continue
         try:
             Workload(**p.workload).check_fits(capacity[key])
         except WorkloadError as e:
             first = e.errors()[0]
-            raise _bad(
-                f"workloads.{p.workload_name}.{first.path}", f"point {p.index}: {first.message}", first.value
-            ) from None
+            return [
+                _bad(
+                    f"workloads.{p.workload_name}.{first.path}",
+                    f"point {p.index}: {first.message}",
+                    first.value,
+                )
+            ]
+    return problems
 
 
 def load_spec(path: Path) -> Spec:
