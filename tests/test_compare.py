@@ -114,6 +114,8 @@ def test_inputs_run_under_other_conditions_are_flagged(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "note: the inputs ran under different conditions (seed: 1 vs 9; test_size:" in run.stdout
+    (html,) = tmp_path.glob("compare-*.html")  # the report says so too, under the table
+    assert '<p class="note">note: the inputs ran under different conditions (seed: 1 vs 9' in html.read_text()
 
 
 def test_a_fresh_run_and_a_saved_result_go_the_same_way(tmp_path: Path) -> None:

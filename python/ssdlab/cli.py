@@ -796,17 +796,13 @@ def compare(
     entries = [rp.entry_of_doc(i.label, i.doc, i.arg if i.kind == "result" else "") for i in ins]
     title = f"ssdlab compare {name}: {' vs '.join(c.labels)}"
     written.append(
-        rp.write_entries(entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table()])
+        rp.write_entries(
+            entries, out / f"{stem}.html", created, title=title, lead_tables=[c.table(with_note=True)]
+        )
     )
     console = stderr if json_ else stdout
-    if mismatched := c.mismatches():
-        console.print(
-            "note: the inputs ran under different conditions (" + "; ".join(mismatched) + "): their figures "
-            "may differ for that, not for the drives",
-            style="yellow",
-            markup=False,
-            soft_wrap=True,
-        )
+    if note := c.note():
+        console.print(note, style="yellow", markup=False, soft_wrap=True)
     if json_:
         print(json.dumps(doc, indent=2))
     else:

@@ -119,6 +119,16 @@ class Comparison:
             if len({json.dumps(c.get(k)) for c in conds}) > 1
         ]
 
+    def note(self) -> str:
+        """What :meth:`mismatches` means for the reader, or "" when the inputs ran alike."""
+        mismatched = self.mismatches()
+        if not mismatched:
+            return ""
+        return (
+            f"note: the inputs ran under different conditions ({'; '.join(mismatched)}): their figures may "
+            "differ for that, not for the drives"
+        )
+
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: the inputs (with the conditions each ran under), and per figure the values and
         differences."""
@@ -141,10 +151,13 @@ class Comparison:
             ],
         }
 
-    def table(self) -> Table:
+    def table(self, with_note: bool = False) -> Table:
         """Figure, unit, one column per input, then one difference column per input after the first
-        (green when better, red when worse)."""
-        t = Table(title=f"{self.suite}: {' vs '.join(self.labels)}")
+        (green when better, red when worse); ``with_note``: :meth:`note` as its caption (as the HTML report
+        shows it)."""
+        t = Table(
+            title=f"{self.suite}: {' vs '.join(self.labels)}", caption=self.note() if with_note else None
+        )
         t.add_column("figure", no_wrap=True)
         t.add_column("unit")
         for label in self.labels:
