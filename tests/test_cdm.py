@@ -176,3 +176,6 @@ def test_counters_a_real_target_cannot_observe_print_as_dashes(cdm8: ssdlab.suit
     console.print(blind.counters_table())
     text = console.export_text()
     assert "nan" not in text and " - " in text
+    # and a run that observed none of them (a real target) leaves the table out
+    assert [t.title for t in cdm8.tables()][-1].startswith("Drive internals")
+    assert not any(str(t.title).startswith("Drive internals") for t in blind.tables())

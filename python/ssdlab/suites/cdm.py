@@ -316,7 +316,9 @@ class CdmResult:
             )
         elif not pub:
             out[0].caption = f"No published CrystalDiskMark or spec figures for {self.preset} in this profile"
-        return [*out, self.counters_table()]
+        # a real target's counters are all unobservable (NaN): a table of dashes says nothing
+        observed = any(number(v) is not None for r in self.rows for v in r.counters.values())
+        return [*out, self.counters_table()] if observed else out
 
 
 #: Published ``[cdm]`` keys -> the CDM 6 row, direction and figure they are (CrystalDiskMark 6's "Seq" is
