@@ -15,6 +15,17 @@ fn presets_round_trip_through_their_printed_toml() {
 }
 
 #[test]
+fn every_bad_override_is_reported_and_a_near_miss_named() {
+    let o = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let sets = [o("nand.tRR_us", "5"), o("nand.tR_us", "abc"), o("nand.channels", "4"), o("nand.zzz", "1")];
+    let err = DriveConfig::from_toml_str(&preset_text("bg4-1tb"), &sets).unwrap_err();
+    let paths: Vec<&str> = err.problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["nand.tRR_us", "nand.tR_us", "nand.zzz"]);
+    assert!(err.problems[0].message.starts_with("unknown parameter (did you mean tR_us?);"));
+    assert!(err.problems[2].message.starts_with("unknown parameter; this section has"), "nothing near zzz");
+}
+
+#[test]
 fn overrides_reach_nested_parameters_and_keep_types() {
     let o = |k: &str, v: &str| (k.to_string(), v.to_string());
     let cfg = DriveConfig::from_toml_str(

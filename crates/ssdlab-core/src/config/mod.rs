@@ -691,8 +691,14 @@ impl DriveConfig {
         let mut doc: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| ConfigError::single(&line_of(text, e.span()), e.message(), ""))?;
-        for (path, value) in overrides {
-            validate::apply_override(&mut doc, path, value)?;
+        // every bad override at once, as validation reports every bad value
+        let problems: Vec<Problem> = overrides
+            .iter()
+            .filter_map(|(path, value)| validate::apply_override(&mut doc, path, value).err())
+            .flat_map(|e| e.problems)
+            .collect();
+        if !problems.is_empty() {
+            return Err(ConfigError { problems });
         }
         let cfg: DriveConfig = serde_path_to_error::deserialize(doc).map_err(|e| {
             // serde's message says what is wrong ("unknown field `x`, expected one of ..."); the path says where.
