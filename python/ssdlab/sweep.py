@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from ssdlab._dask import client as dask_client
-from ssdlab.errors import WorkloadError, read_text_file, workload_error
+from ssdlab.errors import WorkloadError, nearest, read_text_file, workload_error
 from ssdlab.presets import list_presets, resolve_base
 from ssdlab.units import PAGE, SIZE_UNITS, format_size
 from ssdlab.workload import Workload
@@ -110,6 +110,7 @@ METRICS = (
 _SWEEP_KEYS = {"drive", "scale_capacity_gb", "sampler", "samples", "seed", "seeds", "set"}
 _RANGE_KEYS = {"min", "max", "steps", "log", "integer", "unit"}
 _WORKLOAD_FIELDS = set(Workload.__dataclass_fields__)
+_FIELD_NAMES = sorted(_WORKLOAD_FIELDS - {"seed"})
 
 
 def _bad(key: str, message: str, value: object) -> WorkloadError:
@@ -273,7 +274,8 @@ def _parameter(path: str, raw: object) -> Parameter:
     if path.startswith("workload."):
         name = path[len("workload.") :]
         if name not in _WORKLOAD_FIELDS or name == "seed":
-            raise _bad(key, f"{name!r} is not a workload field (seeds go in sweep.seeds)", raw)
+            hint = "seeds go in sweep.seeds" if name == "seed" else nearest(name, _FIELD_NAMES, "fields")
+            raise _bad(key, f"{name!r} is not a workload field ({hint})", raw)
     if isinstance(raw, list):
         if not raw:
             raise _bad(key, "needs at least one value", raw)
@@ -388,7 +390,14 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
             continue
         bad = [k for k in w if k != "prefill" and (k not in _WORKLOAD_FIELDS or k == "seed")]
         problems += [
-            _bad(f"workloads.{name}.{k}", "not a workload field (seeds go in sweep.seeds)", w[k]) for k in bad
+            _bad(
+                f"workloads.{name}.{k}",
+                "not a workload field (seeds go in sweep.seeds)"
+                if k == "seed"
+                else f"not a workload field ({nearest(k, _FIELD_NAMES, 'fields')})",
+                w[k],
+            )
+            for k in bad
         ]
         workloads[name] = {k: v for k, v in w.items() if k not in bad}
     plot = doc.get("plot", {})
