@@ -369,6 +369,10 @@ def test_normal_output_reads_like_fio(small_bg4: ssdlab.Drive) -> None:
             "error: --output-format: 'xml' is not one of normal, json, json+",
         ),
         (["--name=a", "--size=1t"], "error: command line (--size=1t): size: offset + size"),
+        (  # an offset past the end is named at the offset, not at the size
+            ["--name=a", "--offset=10t", "--size=1g"],
+            "error: command line (--offset=10t): offset: must be below the drive's capacity",
+        ),
         (["--name=a", "--preset", "nope"], "error: preset: unknown preset 'nope'"),
     ],
 )

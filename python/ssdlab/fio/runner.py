@@ -55,7 +55,10 @@ def _check_regions(jobfile: JobFile, capacity: int) -> None:
     for job in jobfile.jobs:
         native = job.workload.to_native()
         offset, size = int(native["offset"]), int(native["size"])
-        if offset + size > capacity or offset >= capacity:
+        if offset >= capacity:  # the offset alone is past the end: say so at its line
+            where, _, key = job.sources.get("offset", f"{job.where}: offset").rpartition(": ")
+            raise JobFileError(where, key, f"must be below the drive's capacity ({capacity} bytes)", offset)
+        if offset + size > capacity:
             name = "size" if "size" in job.sources else "offset"
             where, _, key = job.sources.get(name, f"{job.where}: {name}").rpartition(": ")
             raise JobFileError(
