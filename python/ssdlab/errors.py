@@ -196,6 +196,18 @@ def read_text_file(path: Path, what: str, error: type[InputError] = ConfigError)
     raise error([Problem(str(path), "", f"cannot read the {what}: {reason}")]) from None
 
 
+def near_hint(name: str, names: Sequence[str]) -> str:
+    """`` (did you mean X?)`` for the closest of ``names`` to an unknown ``name``, or "" when none is close.
+
+    Examples
+    --------
+    >>> near_hint("bg4-1t", ["bg4-1tb", "bg3-128gb"]), near_hint("nope", ["bg4-1tb"])
+    (' (did you mean bg4-1tb?)', '')
+    """
+    near = nearest(name, names, "")
+    return f" ({near})" if near.startswith("did you mean") else ""
+
+
 def nearest(name: str, names: Sequence[str], listed_as: str) -> str:
     """What to say of an unknown ``name``: the closest of ``names``, or all of them as ``listed_as``.
 

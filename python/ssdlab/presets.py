@@ -24,7 +24,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from ssdlab._core import resolve_drive_toml
-from ssdlab.errors import config_error
+from ssdlab.errors import config_error, near_hint
 
 __all__ = ["DEFAULT_PRESET", "list_presets", "preset_path", "preset_source", "read_preset", "resolve_base"]
 
@@ -59,7 +59,10 @@ def preset_path(name: str) -> Traversable:
     """
     available = list_presets()
     if name not in available:
-        raise config_error("preset", f"unknown preset {name!r}; available: {', '.join(available)}", name)
+        hint = near_hint(name, available)
+        raise config_error(
+            "preset", f"unknown preset {name!r}{hint}; available: {', '.join(available)}", name
+        )
     return _folder().joinpath(f"{name}.toml")
 
 

@@ -51,7 +51,7 @@ from typing import Any
 
 from ssdlab import reference
 from ssdlab.drive import Drive, Overrides, parse_overrides
-from ssdlab.errors import config_error, workload_error
+from ssdlab.errors import config_error, near_hint, workload_error
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
@@ -810,7 +810,11 @@ def rows(
     known = {*list_presets()}
     for p in presets or ():
         if p not in known:
-            raise config_error("preset", f"unknown preset {p!r}; available: {', '.join(sorted(known))}", p)
+            raise config_error(
+                "preset",
+                f"unknown preset {p!r}{near_hint(p, sorted(known))}; available: {', '.join(sorted(known))}",
+                p,
+            )
     wanted_presets = {*presets} if presets else None
     theirs = [
         f

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ssdlab.errors import workload_error
+from ssdlab.errors import near_hint, workload_error
 from ssdlab.suites._common import Progress, number
 
 if TYPE_CHECKING:
@@ -185,7 +185,8 @@ def get(name: str) -> Suite:
     """The suite called ``name``; a :class:`ssdlab.WorkloadError` listing the names if there is none."""
     suites = registry()
     if name not in suites:
-        raise workload_error("suite", f"unknown suite {name!r}; use one of {', '.join(suites)}", name)
+        hint = near_hint(name, list(suites))
+        raise workload_error("suite", f"unknown suite {name!r}{hint}; use one of {', '.join(suites)}", name)
     return suites[name]
 
 
