@@ -60,9 +60,7 @@ pub(crate) fn apply_override(doc: &mut toml::Table, path: &str, value: &str) -> 
     }
     let old = table.get(last).ok_or_else(|| {
         let keys: Vec<&str> = table.keys().map(|k| k.as_str()).collect();
-        let nearest =
-            keys.iter().min_by_key(|k| edit_distance(k, last)).filter(|k| edit_distance(k, last) <= 3);
-        let hint = nearest.map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
+        let hint = crate::error::did_you_mean(last, &keys);
         bad(&format!("unknown parameter{hint}; this section has: {}", keys.join(", ")))
     })?;
     let new = match old {
@@ -104,22 +102,6 @@ pub(crate) fn apply_override(doc: &mut toml::Table, path: &str, value: &str) -> 
     };
     table.insert(last.to_string(), new);
     Ok(())
-}
-
-/// Levenshtein distance: the single-character edits that turn `a` into `b` (for "did you mean").
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 struct Checker(Vec<Problem>);

@@ -62,7 +62,11 @@ impl FromStr for Rw {
             "randrw" => Rw::RandRw,
             "trim" => Rw::Trim,
             "randtrim" => Rw::RandTrim,
-            _ => return Err(WorkloadError::new("rw", &format!("must be one of {}", Rw::NAMES), s)),
+            _ => {
+                let names: Vec<&str> = Rw::NAMES.split(", ").collect();
+                let hint = crate::error::did_you_mean(s, &names);
+                return Err(WorkloadError::new("rw", &format!("must be one of {}{hint}", Rw::NAMES), s));
+            }
         })
     }
 }
