@@ -113,14 +113,25 @@ _WORKLOAD_FIELDS = set(Workload.__dataclass_fields__)
 _FIELD_NAMES = sorted(_WORKLOAD_FIELDS - {"seed"})
 
 
+def _not_a_field(name: str) -> str:
+    """Why ``name`` cannot be a workload key here, and what was likely meant."""
+    hint = "seeds go in sweep.seeds" if name == "seed" else nearest(name, _FIELD_NAMES, "fields")
+    return f"not a workload field ({hint})"
+
+
 def _bad(key: str, message: str, value: object) -> WorkloadError:
     return workload_error(key, message, value)
 
 
+def _combined(problems: list[WorkloadError]) -> WorkloadError:
+    """One :class:`ssdlab.WorkloadError` listing every problem of ``problems``."""
+    return WorkloadError([p for e in problems for p in e.errors()])
+
+
 def _raise_all(problems: list[WorkloadError]) -> None:
-    """Raise one :class:`ssdlab.WorkloadError` listing every problem found, if any."""
+    """Raise :func:`_combined` of the problems found, if any."""
     if problems:
-        raise WorkloadError([p for e in problems for p in e.errors()])
+        raise _combined(problems)
 
 
 @dataclass(frozen=True)
@@ -274,8 +285,7 @@ def _parameter(path: str, raw: object) -> Parameter:
     if path.startswith("workload."):
         name = path[len("workload.") :]
         if name not in _WORKLOAD_FIELDS or name == "seed":
-            hint = "seeds go in sweep.seeds" if name == "seed" else nearest(name, _FIELD_NAMES, "fields")
-            raise _bad(key, f"{name!r} is not a workload field ({hint})", raw)
+            raise _bad(key, f"{name!r} is {_not_a_field(name)}", raw)
     if isinstance(raw, list):
         if not raw:
             raise _bad(key, "needs at least one value", raw)
@@ -389,16 +399,7 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
             problems.append(_bad(f"workloads.{name}", "must be a table of workload fields", w))
             continue
         bad = [k for k in w if k != "prefill" and (k not in _WORKLOAD_FIELDS or k == "seed")]
-        problems += [
-            _bad(
-                f"workloads.{name}.{k}",
-                "not a workload field (seeds go in sweep.seeds)"
-                if k == "seed"
-                else f"not a workload field ({nearest(k, _FIELD_NAMES, 'fields')})",
-                w[k],
-            )
-            for k in bad
-        ]
+        problems += [_bad(f"workloads.{name}.{k}", _not_a_field(k), w[k]) for k in bad]
         workloads[name] = {k: v for k, v in w.items() if k not in bad}
     plot = doc.get("plot", {})
     names = {p.path for p in params}
@@ -412,9 +413,8 @@ def parse_spec(text: str, base: Path | None = None, origin: str = "<spec>") -> S
     assert isinstance(drive, str)  # checked above
     try:
         drive_toml = _drive_text(drive, base or Path.cwd())
-    except WorkloadError as e:
-        _raise_all([*problems, e])
-        raise  # unreachable: _raise_all raised
+    except WorkloadError as e:  # nothing below can be checked without the drive
+        raise _combined([*problems, e]) from None
     spec = Spec(
         drive=drive,
         drive_toml=drive_toml,
