@@ -705,6 +705,19 @@ mod tests {
     }
 
     #[test]
+    fn a_map_program_waits_for_its_own_pages_not_for_an_earlier_late_one() {
+        let (mut m, mut p) = pieces_cache();
+        let mut c = ControllerCounters::default();
+        m.lookup(0, 0, 1, true, &mut p.io(), &mut c); // piece 0 (map page 0) dirty
+        m.lookup(0, 4 << 10, 1, true, &mut p.io(), &mut c); // piece 4 (map page 1) dirty
+        let late = 1_000_000_000;
+        m.write_back(late, 0, &mut p.io(), &mut c); // a program on die 0 from 1 s
+        m.write_back(0, 4, &mut p.io(), &mut c); // the next, on die 1, is ready now
+        assert!(p.nand.die_free_at(0) > late);
+        assert!(p.nand.die_free_at(1) < late, "page 1's program waited for page 0's");
+    }
+
+    #[test]
     fn prefetch_loads_the_following_pages() {
         let (mut m, mut p) = cache("sram", 64, 3);
         let mut c = ControllerCounters::default();

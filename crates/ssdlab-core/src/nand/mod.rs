@@ -468,6 +468,11 @@ impl Nand {
         self.dies.iter().map(|d| d.busy_ns).collect()
     }
 
+    /// When die `die` has finished what it was given.
+    pub fn die_free_at(&self, die: u32) -> Ns {
+        self.dies[die as usize].free_at
+    }
+
     /// When the least busy die has finished what it was given.
     pub fn first_idle_die_at(&self) -> Ns {
         self.dies.iter().map(|t| t.free_at).min().unwrap_or(0)
