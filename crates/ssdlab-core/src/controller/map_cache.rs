@@ -617,21 +617,26 @@ mod tests {
         }
     }
 
-    fn cache(location: &str, sram_kib: u32, prefetch: u32) -> (MapCache, Parts) {
+    /// A cache of a 4 GB generic-tlc-dram drive with `overrides` (TOML path, value) on it.
+    fn cache_with(overrides: &[(&str, &str)]) -> (MapCache, Parts) {
         let text = include_str!("../../../../python/ssdlab/presets/generic-tlc-dram.toml");
-        let o = |k: &str, v: String| (k.to_string(), v);
-        let cfg = DriveConfig::from_toml_str(
-            text,
-            &[
-                o("controller.map_cache.location", location.into()),
-                o("controller.map_cache.sram_size_kib", sram_kib.to_string()),
-                o("controller.map_cache.prefetch_pages", prefetch.to_string()),
-                o("ftl.user_capacity_gb", "4".into()),
-            ],
-        )
-        .unwrap();
+        let sets: Vec<(String, String)> = [("ftl.user_capacity_gb", "4")]
+            .iter()
+            .chain(overrides)
+            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let cfg = DriveConfig::from_toml_str(text, &sets).unwrap();
         let parts = Parts::new(&cfg);
         (MapCache::new(&cfg, 1_000_000, &parts.nand.geo), parts)
+    }
+
+    fn cache(location: &str, sram_kib: u32, prefetch: u32) -> (MapCache, Parts) {
+        let (sram, prefetch) = (sram_kib.to_string(), prefetch.to_string());
+        cache_with(&[
+            ("controller.map_cache.location", location),
+            ("controller.map_cache.sram_size_kib", &sram),
+            ("controller.map_cache.prefetch_pages", &prefetch),
+        ])
     }
 
     #[test]
@@ -656,22 +661,13 @@ mod tests {
 
     /// SRAM holding four 4 KiB pieces of 16 KiB map pages, each map program one 16 KiB NAND page.
     fn pieces_cache() -> (MapCache, Parts) {
-        let text = include_str!("../../../../python/ssdlab/presets/generic-tlc-dram.toml");
-        let o = |k: &str, v: &str| (k.to_string(), v.to_string());
-        let cfg = DriveConfig::from_toml_str(
-            text,
-            &[
-                o("controller.map_cache.location", "sram"),
-                o("controller.map_cache.sram_size_kib", "16"),
-                o("controller.map_cache.sram_segment_kib", "4"),
-                o("controller.map_cache.map_page_kib", "16"),
-                o("controller.map_cache.map_program_planes", "1"),
-                o("ftl.user_capacity_gb", "4"),
-            ],
-        )
-        .unwrap();
-        let parts = Parts::new(&cfg);
-        (MapCache::new(&cfg, 1_000_000, &parts.nand.geo), parts)
+        cache_with(&[
+            ("controller.map_cache.location", "sram"),
+            ("controller.map_cache.sram_size_kib", "16"),
+            ("controller.map_cache.sram_segment_kib", "4"),
+            ("controller.map_cache.map_page_kib", "16"),
+            ("controller.map_cache.map_program_planes", "1"),
+        ])
     }
 
     #[test]
