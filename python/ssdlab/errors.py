@@ -204,8 +204,8 @@ def near_hint(name: str, names: Sequence[str]) -> str:
     >>> near_hint("bg4-1t", ["bg4-1tb", "bg3-128gb"]), near_hint("nope", ["bg4-1tb"])
     (' (did you mean bg4-1tb?)', '')
     """
-    near = nearest(name, names, "")
-    return f" ({near})" if near.startswith("did you mean") else ""
+    near = _close(name, names)
+    return f" (did you mean {', '.join(near)}?)" if near else ""
 
 
 def nearest(name: str, names: Sequence[str], listed_as: str) -> str:
@@ -216,5 +216,10 @@ def nearest(name: str, names: Sequence[str], listed_as: str) -> str:
     >>> nearest("iodpeth", ["iodepth", "bs"], "fields"), nearest("zz", ["iodepth", "bs"], "fields")
     ('did you mean iodepth?', 'fields: iodepth, bs')
     """
-    near = difflib.get_close_matches(name, names, n=3)
+    near = _close(name, names)
     return f"did you mean {', '.join(near)}?" if near else f"{listed_as}: {', '.join(names)}"
+
+
+def _close(name: str, names: Sequence[str]) -> list[str]:
+    """Up to three of ``names`` close to ``name``, closest first (difflib's ratio)."""
+    return difflib.get_close_matches(name, names, n=3)

@@ -52,18 +52,21 @@ class FioRun:
 
 def _check_regions(jobfile: JobFile, capacity: int) -> None:
     """Every job's region on the drive, checked before anything runs (the engine would stop mid-file)."""
+
+    def at(job: FioJob, name: str) -> tuple[str, str]:  # where the job sets ``name``: (file:line, key)
+        where, _, key = job.sources.get(name, f"{job.where}: {name}").rpartition(": ")
+        return where, key
+
     for job in jobfile.jobs:
         native = job.workload.to_native()
         offset, size = int(native["offset"]), int(native["size"])
         if offset >= capacity:  # the offset alone is past the end: say so at its line
-            where, _, key = job.sources.get("offset", f"{job.where}: offset").rpartition(": ")
-            raise JobFileError(where, key, f"must be below the drive's capacity ({capacity} bytes)", offset)
-        if offset + size > capacity:
-            name = "size" if "size" in job.sources else "offset"
-            where, _, key = job.sources.get(name, f"{job.where}: {name}").rpartition(": ")
             raise JobFileError(
-                where,
-                key,
+                *at(job, "offset"), f"must be below the drive's capacity ({capacity} bytes)", offset
+            )
+        if offset + size > capacity:
+            raise JobFileError(
+                *at(job, "size" if "size" in job.sources else "offset"),
                 f"offset + size ({offset + size} bytes) must fit the drive ({capacity} bytes)",
                 offset + size,
             )
