@@ -80,6 +80,8 @@ pub struct Controller {
     /// Host program units sent to flash and not yet programmed: (first PPN, slots, programmed at).
     in_flight: Vec<(Ppn, u32, Ns)>,
     ops: Vec<FlashOp>,
+    /// While a batch of ops is scheduled: per die touched, when its GC or fold reads are done.
+    moved_ready: Vec<(u32, Ns)>,
     compression: CompressionConfig,
     /// The compression engine's busy time: [compress, decompress].
     engine: [GapTimeline; 2],
@@ -112,6 +114,7 @@ impl Controller {
             nand,
             in_flight: Vec::new(),
             ops: Vec::new(),
+            moved_ready: Vec::new(),
             counters: ControllerCounters::default(),
         }
     }
@@ -413,9 +416,10 @@ impl Controller {
     }
 
     /// Put the FTL's pending flash operations on the NAND timelines, starting at `now`.
-    /// GC programs wait for the GC reads before them; an erase waits for its block's reads.
+    /// GC and fold programs wait for the reads before them on their die (the data moves within a die);
+    /// an erase waits for its block's reads.
     fn schedule(&mut self, now: Ns) {
-        let mut gc_read_done = now;
+        self.moved_ready.clear();
         for op in self.ops.drain(..) {
             let geo = self.nand.geo;
             match op {
@@ -423,7 +427,8 @@ impl Controller {
                     let die = geo.die_of_block(block);
                     if on_chip {
                         // sensed into the die's latches for the program that follows: nothing moves out
-                        gc_read_done = gc_read_done.max(self.nand.read(die, now, page, mode, planes, 0));
+                        let d = self.nand.read(die, now, page, mode, planes, 0);
+                        read_done(&mut self.moved_ready, die, d);
                         continue;
                     }
                     let bytes = u64::from(slots) * u64::from(geo.slot_bytes);
@@ -431,12 +436,13 @@ impl Controller {
                     // GC and folding data is decoded (and re-encoded) like host data
                     let bus = self.nand.timing.bus_ns(bytes);
                     let (d, _) = self.data.decode(geo.channel_of(die), d, bus, bytes, mode);
-                    gc_read_done = gc_read_done.max(d);
+                    read_done(&mut self.moved_ready, die, d);
                 }
                 FlashOp::Program { block, offset, slots, source, mode } => {
                     let die = geo.die_of_block(block);
                     let first = geo.ppn(block, offset);
-                    let ready = if source == Source::Host { now } else { gc_read_done };
+                    let ready =
+                        if source == Source::Host { now } else { reads_done(&self.moved_ready, die, now) };
                     let page = geo.page_of(offset);
                     // the whole unit crosses the bus, padding too (an on-chip copy's is in the die already);
                     // the buffer frees the data it held
@@ -456,7 +462,7 @@ impl Controller {
                 }
                 FlashOp::Erase { block } => {
                     let die = geo.die_of_block(block);
-                    self.nand.erase(die, gc_read_done);
+                    self.nand.erase(die, reads_done(&self.moved_ready, die, now));
                 }
                 FlashOp::Overwrite { block, passes } => {
                     // one pattern program per native unit, queued on the die after its erase; the
@@ -475,4 +481,17 @@ impl Controller {
             }
         }
     }
+}
+
+/// Note that a read on `die` of data being moved is done at `at`.
+fn read_done(ready: &mut Vec<(u32, Ns)>, die: u32, at: Ns) {
+    match ready.iter_mut().find(|(d, _)| *d == die) {
+        Some((_, t)) => *t = (*t).max(at),
+        None => ready.push((die, at)),
+    }
+}
+
+/// When the moved data read on `die` so far in this batch is in (`now` if none was).
+fn reads_done(ready: &[(u32, Ns)], die: u32, now: Ns) -> Ns {
+    ready.iter().find(|(d, _)| *d == die).map_or(now, |&(_, t)| t.max(now))
 }
