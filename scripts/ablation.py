@@ -69,6 +69,16 @@ def configurations() -> tuple[list[Config], list[str]]:
     # SLC cache sizing: the ceiling in GB lifted (the share of capacity alone bounds the dynamic part).
     if config_value(base, "ftl.slc_cache.dynamic_max_gb"):
         candidates.append(Config("SLC cache ceiling off", {"ftl.slc_cache.dynamic_max_gb": 0.0}))
+    # The 128 GB model's low-space mode (the family's, which bg4-1tb turns off): from its fill on, only the
+    # static SLC part lent and whole SLC blocks folded at once.
+    small = tomllib.loads(ssdlab.Drive.from_preset("bg4-128gb").config_toml())
+    low_space = {
+        key: config_value(small, key)
+        for key in ("ftl.slc_cache.dynamic_until_fill", "ftl.slc_cache.fold_whole_blocks_above_fill")
+    }
+    if all(config_value(base, k) != v for k, v in low_space.items()):
+        fill = low_space["ftl.slc_cache.dynamic_until_fill"]
+        candidates.append(Config(f"low-space mode from {fill:.0%} (bg4-128gb's)", low_space))
     if config_value(base, "controller.map_cache.hmb_map_pct") != 100.0:
         candidates.append(Config("whole HMB holds map pages", {"controller.map_cache.hmb_map_pct": 100.0}))
     location = config_value(base, "controller.map_cache.location")

@@ -34,7 +34,6 @@ IN_SAMPLE = _in_sample_figures()
 KNOWN_MISSES = {
     "am610-128gb:fill.curve[0.20-0.62]": "177 MB/s; 160 needs a ~2.33 ms TLC program (generation: 2.1)",
     "bc501a-128gb:fill.curve[0.85-1.00]": "20 MB/s looks throttled; the thermal model peaks at 51 C",
-    "bg4-128gb:fill.curve[0.90-1.00]": "38 vs 50 MB/s: while one die folds, the others wait",
     "cl1-128gb:fill.fill_avg_MBps": "a 118 MB/s mean needs ~95 MB/s past the cache; facts give 136",
     "enterprise-tlc:db_test.max_lat_us_suspend[2r1w_1thread write]": "no mechanism yet for 100-400 us writes",
     "enterprise-tlc:db_test.max_lat_us_suspend[5r4w_1thread write]": "no mechanism yet for 100-400 us writes",

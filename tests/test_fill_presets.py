@@ -188,11 +188,13 @@ def test_bg4_128gb_levels_where_the_config_puts_them() -> None:
     low = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) / f.fold_tlc)
     assert all(0.75 * low <= lv.mbps <= top for lv in interleaved), (summary(levels), low, top)
     assert [lv.mbps for lv in interleaved] == sorted((lv.mbps for lv in interleaved), reverse=True)
-    # Whole-block folding from fold_whole_blocks_above_fill to full: (1 + f/3) bytes folded per host byte,
-    # every die waiting while one folds.
+    # Whole-block folding from fold_whole_blocks_above_fill to full, every die waiting while one folds: one
+    # byte folded per host byte once the dynamic part is gone there (dynamic_until_fill), else 1 + f/3.
     assert abs(whole[0].fill_start - c["fold_whole_blocks_above_fill"]) <= f.gb(2), summary(levels)
     assert whole[-1].fill_end == 1.0
-    bound = 1 / (1 / f.slc + (1 + c["dynamic_fraction"] / 3) * f.dies / f.fold_tlc)
+    shrinking = c["dynamic_until_fill"] > c["fold_whole_blocks_above_fill"]
+    folded = 1 + (c["dynamic_fraction"] / 3 if shrinking else 0)
+    bound = 1 / (1 / f.slc + folded * f.dies / f.fold_tlc)
     assert all(0.75 * bound <= lv.mbps <= bound for lv in whole), (summary(levels), bound)
 
 

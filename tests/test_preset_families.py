@@ -51,14 +51,15 @@ def differing(a: str, b: str) -> set[str]:
         # same 256 Gbit BiCS4 die, twice or four times as many
         ("bg4-256gb", NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
         ("bg4-512gb", NAMES | {"ftl.user_capacity_gb", "nand.dies_per_channel"}),
-        # 512 Gbit BiCS4 dies: more blocks per plane, their own SLC-mode program time; and no fold policy
-        # past the cache (AnandTech's 1TB fill is "steady" past it to full; see its preset)
+        # 512 Gbit BiCS4 dies: more blocks per plane, their own SLC-mode program time; and no fold policy or
+        # low-space mode past the cache (AnandTech's 1TB fill is "steady" past it to full; see its preset)
         (
             "bg4-1tb",
             NAMES
             | GEOMETRY
             | {"nand.slc_tPROG_us"}
-            | {"ftl.slc_cache.fold_whole_blocks_above_fill", "ftl.slc_cache.fold_above_fill"},
+            | {"ftl.slc_cache.fold_whole_blocks_above_fill", "ftl.slc_cache.fold_above_fill"}
+            | {"ftl.slc_cache.dynamic_until_fill"},
         ),
         # the BG3: PCIe x2, a 38 MiB HMB, and the 64-layer BiCS3 generation's geometry (its 512 Gbit die, the
         # 128 GB's 256 Gbit one) and timings
@@ -116,6 +117,7 @@ def test_resolved_preset_is_the_config_the_drive_reports(name: str) -> None:
                 "nand.blocks_per_plane",
                 "nand.slc_tPROG_us",
                 "ftl.slc_cache.fold_whole_blocks_above_fill",
+                "ftl.slc_cache.dynamic_until_fill",
                 "ftl.slc_cache.fold_above_fill",
             },
         ),

@@ -85,6 +85,29 @@ fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
 }
 
 #[test]
+fn past_its_floor_the_cache_lends_only_its_static_part() {
+    // As above, with the dynamic part counting free space up to 75% full only: 16 GB x 0.75 = 12 GB.
+    let mut d = small(&[
+        NO_IDLE_FOLD,
+        ("ftl.slc_cache.static_gb", "0.5"),
+        ("ftl.slc_cache.dynamic_fraction", "1.0"),
+        ("ftl.slc_cache.dynamic_max_pct", "10"),
+        ("ftl.slc_cache.dynamic_until_fill", "0.75"),
+    ]);
+    let cap = d.capacity_bytes() as f64;
+    let slot = 4096.0;
+    // 8 GiB written: (0.75 x 16 GB - 8 GiB) / 3 = 1.14 GB, below the 1.6 GB bound.
+    let r = seq_write(&mut d, 0, 8 << 30);
+    let want = 0.5e9 + (0.75 * cap - (8u64 << 30) as f64) / 3.0;
+    let size = r.counters[C::slc_cache_size_bytes];
+    assert!((size - want).abs() <= 2.0 * slot, "free space to the floor: {size} vs {want}");
+    // 12.5 GiB written, past 75%: the static part alone.
+    let r = seq_write(&mut d, 8 << 30, 9 << 29);
+    let size = r.counters[C::slc_cache_size_bytes];
+    assert!((size - 0.5e9).abs() <= 2.0 * slot, "static only: {size}");
+}
+
+#[test]
 fn writes_run_at_slc_program_speed_then_at_tlc_speed() {
     // a write buffer deep enough for 16 dies x one 96 KiB TLC unit each, so the dies set the pace
     let mut d = small(&[NO_IDLE_FOLD, ("controller.write_buffer_kib", "4096")]);

@@ -394,6 +394,11 @@ pub struct SlcCacheConfig {
     /// whatever `dynamic_max_pct` allows there.
     #[serde(default)]
     pub dynamic_max_gb: f64,
+    /// Fill (0..=1) at which the dynamic part has shrunk to nothing: it follows the user capacity left
+    /// below this fill, not all of it, so past it only the static part is lent (Intel's 660p keeps only its
+    /// static SLC past ~75% full, MODELLING.md). 1 = it shrinks to nothing only on a full drive.
+    #[serde(default = "one")]
+    pub dynamic_until_fill: f64,
     /// What host writes do past a full cache (below `fold_above_fill`): `direct` to native blocks, or
     /// `fold` through SLC, a whole block folded at a time.
     pub post_cache: PostCache,
@@ -748,4 +753,8 @@ fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
         Some(r) => format!("line {}", text[..r.start.min(text.len())].lines().count().max(1)),
         None => String::new(),
     }
+}
+
+fn one() -> f64 {
+    1.0
 }

@@ -380,6 +380,7 @@ impl DriveConfig {
         c.range_f("ftl.slc_cache.dynamic_fraction", f.slc_cache.dynamic_fraction, 0.0, 1.0);
         c.range_f("ftl.slc_cache.dynamic_max_pct", f.slc_cache.dynamic_max_pct, 0.0, 100.0);
         c.range_f("ftl.slc_cache.dynamic_max_gb", f.slc_cache.dynamic_max_gb, 0.0, 1e6);
+        c.range_f("ftl.slc_cache.dynamic_until_fill", f.slc_cache.dynamic_until_fill, 0.0, 1.0);
         c.range_f("ftl.slc_cache.fold_above_fill", f.slc_cache.fold_above_fill, 0.0, 1.0);
         c.range_f(
             "ftl.slc_cache.fold_whole_blocks_above_fill",

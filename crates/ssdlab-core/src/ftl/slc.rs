@@ -73,7 +73,8 @@ impl SlcCache {
         if !self.cfg.enabled {
             return 0;
         }
-        let unwritten_lpns = self.user_lpns.saturating_sub(mapped);
+        let until = (self.cfg.dynamic_until_fill * self.user_lpns as f64) as u64;
+        let unwritten_lpns = until.saturating_sub(mapped);
         let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
         let dynamic = (self.cfg.dynamic_fraction * unwritten / f64::from(self.bits_per_cell)) as u64;
         self.static_slots + dynamic.min(self.max_dynamic_slots)

@@ -96,6 +96,7 @@ fn small_ftl(spec: Small) -> Ftl {
             dynamic_fraction: 0.5,
             dynamic_max_pct: 100.0,
             dynamic_max_gb: 0.0,
+            dynamic_until_fill: 1.0,
             post_cache: PostCache::Direct,
             fold_above_fill: spec.fold_fills.0,
             fold_whole_blocks_above_fill: spec.fold_fills.1,
