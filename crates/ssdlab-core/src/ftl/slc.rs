@@ -32,6 +32,8 @@ pub(super) struct SlcCache {
     /// Upper bound of the dynamic part, slots of host data.
     max_dynamic_slots: u64,
     user_lpns: u64,
+    /// LPNs up to the fill where the dynamic part is gone (`dynamic_until_fill` of the user LPNs).
+    dynamic_until_lpns: u64,
     /// Slots in one uncompressed 4 KiB page (1, or 16 with 256-byte slots).
     slots_per_lpn: u32,
     bits_per_cell: u32,
@@ -59,6 +61,7 @@ impl SlcCache {
                 (if cfg.dynamic_max_gb > 0.0 { pct.min(gb) } else { pct }) as u64
             },
             user_lpns: u64::from(user_lpns),
+            dynamic_until_lpns: (cfg.dynamic_until_fill * f64::from(user_lpns)) as u64,
             slots_per_lpn,
             bits_per_cell: geo.bits_per_cell,
             slc_unit: geo.slots_per_program(CellMode::Slc),
@@ -68,13 +71,12 @@ impl SlcCache {
 
     /// How much host data the cache may hold now, in slots (0 without a cache): the static part plus
     /// `min(dynamic_fraction * unwritten / bits_per_cell, dynamic_max_pct of the user capacity,
-    /// dynamic_max_gb)`.
+    /// dynamic_max_gb)`, unwritten counted up to `dynamic_until_fill` of the user capacity.
     pub(super) fn budget_slots(&self, mapped: u64) -> u64 {
         if !self.cfg.enabled {
             return 0;
         }
-        let until = (self.cfg.dynamic_until_fill * self.user_lpns as f64) as u64;
-        let unwritten_lpns = until.saturating_sub(mapped);
+        let unwritten_lpns = self.dynamic_until_lpns.saturating_sub(mapped);
         let unwritten = (unwritten_lpns * u64::from(self.slots_per_lpn)) as f64;
         let dynamic = (self.cfg.dynamic_fraction * unwritten / f64::from(self.bits_per_cell)) as u64;
         self.static_slots + dynamic.min(self.max_dynamic_slots)
