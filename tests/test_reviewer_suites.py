@@ -86,7 +86,9 @@ def test_cdm6_prints_the_briefs_figures_for_bg4_1tb() -> None:
         "cdm.rand_write_kIOPS",
     ]
     assert res.published()[0].model == res.row("Seq Q32T1", "read").mbps
-    assert len(res.tables()) == 4  # results, the brief, the spec sheet, the internals
+    # results, the brief's measured figures, the internals: not also the spec sheet's "up to" figures, whose
+    # unknown method (a small span) reads far from a CDM run at the brief's settings (rand write 200K vs 56K)
+    assert len(res.tables()) == 3
     res8 = run_cdm(drive, version="8", test_size="64m", runs=1, duration="20ms", warmup="0", interval="0")
     assert res8.published() == []
     # CDM 8 has no brief figures, but the spec sheet's "up to" figures are printed beside its best rows

@@ -291,8 +291,9 @@ class CdmResult:
         return out
 
     def tables(self) -> list[Table]:
-        """What ``ssdlab run --suite cdm`` prints: the results, the published figures beside them when the
-        preset has some for this version, then the drive internals behind them."""
+        """What ``ssdlab run --suite cdm`` prints: the results, the published CrystalDiskMark figures beside
+        them when the preset has some for this version (else its spec sheet's, whose method is unknown),
+        then the drive internals behind them."""
         out = [self.table()]
         pub = self.published()
         if pub:
@@ -306,12 +307,13 @@ class CdmResult:
                 )
             )
         spec = self.spec()
-        if spec:
+        if spec and not pub:
             out.append(
                 published_table(
                     f"Against the spec sheet of {self.preset} (vendor 'up to' figures, method unpublished)",
                     spec,
-                    caption="model: this run's best sequential and 4 KiB rows with >= 8 IOs in flight",
+                    caption="model: this run's best sequential and 4 KiB rows with >= 8 IOs in flight"
+                    f" ({format_size(self.test_size)} test file)",
                 )
             )
         elif not pub:
