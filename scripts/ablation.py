@@ -144,6 +144,10 @@ def configurations() -> tuple[list[Config], list[str]]:
                 {"nand.suspension.enabled": True, "nand.suspension.read_priority": True, **no_plane_reads},
             )
         )
+    # Read retry on blocks already 2000 P/E cycles old (the preset has it off, on a new drive).
+    if config_value(base, "nand.read_retry.enabled") is False:
+        aged = {"ftl.initial_pe_cycles": 2000, "nand.read_retry.enabled": True}
+        candidates.append(Config("read retry, blocks at 2000 P/E", aged))
     policy = config_value(base, "ftl.gc_policy")
     other = "cost-benefit" if policy != "cost-benefit" else "greedy"
     candidates.append(Config(f"{other} GC", {"ftl.gc_policy": other}))

@@ -350,6 +350,9 @@ pub struct FtlConfig {
     pub wear_leveling_threshold: u32,
     /// Endurance: a block reaching this many P/E cycles is retired as a grown bad block (0 = never).
     pub pe_cycle_limit: u32,
+    /// P/E cycles every block has at the start: a drive already in service (0 = new).
+    #[serde(default)]
+    pub initial_pe_cycles: u32,
     /// Blocks marked bad at the factory, percent of each die's blocks.
     pub factory_bad_block_pct: f64,
     /// `[ftl.slc_cache]`.
@@ -520,6 +523,34 @@ pub struct NandConfig {
     pub bus_mode: BusMode,
     /// `[nand.suspension]`.
     pub suspension: NandSuspensionConfig,
+    /// `[nand.read_retry]`.
+    #[serde(default)]
+    pub read_retry: NandReadRetryConfig,
+}
+
+/// Read retry on aged blocks (`[nand.read_retry]`): a native-mode read whose data does not decode is read
+/// again with shifted read voltages, each attempt a full sense and data-out and a decode. The attempts a
+/// read needs are drawn (seeded, Poisson) with mean `retries_per_kpe` per 1000 P/E cycles of its block past
+/// `onset_pe_cycles`, at most `max_retries` (the length of the die's retry table). SLC-mode reads never
+/// retry: one bit per cell leaves wide margins.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NandReadRetryConfig {
+    /// Model read retries.
+    pub enabled: bool,
+    /// P/E cycles of a block from which its reads start to need retries.
+    pub onset_pe_cycles: u32,
+    /// Mean retries per read for each 1000 P/E cycles past the onset.
+    pub retries_per_kpe: f64,
+    /// Most retries one read makes (the retry table's length).
+    pub max_retries: u32,
+}
+
+impl Default for NandReadRetryConfig {
+    /// Off; when on, from 1000 P/E cycles, one retry per read per 1000 cycles beyond, at most 7.
+    fn default() -> Self {
+        NandReadRetryConfig { enabled: false, onset_pe_cycles: 1000, retries_per_kpe: 1.0, max_retries: 7 }
+    }
 }
 
 /// Program/erase suspension and read priority on a die (`[nand.suspension]`).

@@ -326,6 +326,10 @@ impl DriveConfig {
         c.range_f("nand.suspension.tSUSP_erase_us", s.tSUSP_erase_us, 0.0, 10_000.0);
         c.range_f("nand.suspension.resume_overhead_us", s.resume_overhead_us, 0.0, 10_000.0);
         c.range_u("nand.suspension.max_suspensions_per_op", s.max_suspensions_per_op.into(), 0, 1000);
+        let r = &n.read_retry;
+        c.range_u("nand.read_retry.onset_pe_cycles", r.onset_pe_cycles.into(), 0, 1_000_000);
+        c.range_f("nand.read_retry.retries_per_kpe", r.retries_per_kpe, 0.0, 100.0);
+        c.range_u("nand.read_retry.max_retries", r.max_retries.into(), 0, 100);
 
         let phys_slots = u64::from(n.channels)
             * u64::from(n.dies_per_channel)
@@ -346,6 +350,16 @@ impl DriveConfig {
         c.range_u("ftl.wear_leveling_threshold", f.wear_leveling_threshold.into(), 0, 100_000);
         // SLC NAND is rated ~100k P/E cycles; 1M leaves room for what-ifs
         c.range_u("ftl.pe_cycle_limit", f.pe_cycle_limit.into(), 0, 1_000_000);
+        c.range_u("ftl.initial_pe_cycles", f.initial_pe_cycles.into(), 0, 1_000_000);
+        c.check(
+            f.pe_cycle_limit == 0 || f.initial_pe_cycles < f.pe_cycle_limit,
+            "ftl.initial_pe_cycles",
+            &format!(
+                "must be below ftl.pe_cycle_limit ({}): every block would be worn out",
+                f.pe_cycle_limit
+            ),
+            f.initial_pe_cycles,
+        );
         c.range_f("ftl.factory_bad_block_pct", f.factory_bad_block_pct, 0.0, 50.0);
         c.range_u("ftl.gc_window_blocks", f.gc_window_blocks.into(), 1, 1 << 20);
         let reserve = u64::from(n.channels * n.dies_per_channel)

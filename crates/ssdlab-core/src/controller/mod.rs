@@ -8,6 +8,7 @@
 
 mod data_path;
 mod map_cache;
+mod read_retry;
 mod write_buffer;
 
 use crate::config::{BufferRelease, CompressionConfig, DriveConfig};
@@ -17,6 +18,7 @@ use crate::link::Link;
 use crate::nand::{CellMode, Nand, Ppn};
 use data_path::DataPath;
 use map_cache::{MapCache, MapIo};
+use read_retry::ReadRetry;
 use write_buffer::WriteBuffer;
 
 /// Bytes of a logical page (LPN).
@@ -51,6 +53,8 @@ pub struct ControllerCounters {
     pub hmb_ecc_reloads: u64,
     /// Time host writes waited for write-buffer space.
     pub write_buffer_stall_ns: u64,
+    /// Extra reads of a page whose data did not decode (`[nand.read_retry]`), host and GC reads.
+    pub read_retries: u64,
 }
 
 /// The controller: firmware cores, write buffer, map cache, compression engine, and the FTL and NAND it
@@ -82,6 +86,8 @@ pub struct Controller {
     ops: Vec<FlashOp>,
     /// While a batch of ops is scheduled: per die touched, when its GC or fold reads are done.
     moved_ready: Vec<(u32, Ns)>,
+    /// Read retry on aged blocks (`None`: off).
+    retry: Option<ReadRetry>,
     compression: CompressionConfig,
     /// The compression engine's busy time: [compress, decompress].
     engine: [GapTimeline; 2],
@@ -115,6 +121,7 @@ impl Controller {
             in_flight: Vec::new(),
             ops: Vec::new(),
             moved_ready: Vec::new(),
+            retry: ReadRetry::new(&cfg.nand.read_retry, cfg.seed),
             counters: ControllerCounters::default(),
         }
     }
@@ -186,6 +193,8 @@ impl Controller {
             let mode = self.ftl.block(block).mode;
             let at_controller = self.nand.read_suspending(die, t, page, mode, planes_mask, nand_bytes);
             let (decoded, took) = self.decode(die, at_controller, nand_bytes, mode);
+            let (decoded, took) =
+                self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took);
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
@@ -248,6 +257,36 @@ impl Controller {
     fn decode(&mut self, die: u32, arrived: Ns, bytes: u64, mode: CellMode) -> (Ns, Ns) {
         let bus = self.nand.timing.bus_ns(bytes);
         self.data.decode(self.nand.geo.channel_of(die), arrived, bus, bytes, mode)
+    }
+
+    /// The retries a native-mode read of `page` in `block` (`bytes` out) needs on an aged block, each a
+    /// sense, data-out and decode after the last attempt failed, from the first attempt's decode at
+    /// `decoded` (decoder time `took`); a host read's retries are host reads of the same planes (they may
+    /// suspend, go ahead of queued work, or run beside the die's other planes as the first attempt did).
+    /// Returns when the data that decodes is in, and the decoder time of every attempt.
+    fn retry_reads(
+        &mut self,
+        block: u32,
+        page: u32,
+        planes: Planes,
+        bytes: u64,
+        decoded: Ns,
+        took: Ns,
+    ) -> (Ns, Ns) {
+        let b = self.ftl.block(block);
+        let (Some(retry), CellMode::Native) = (self.retry.as_mut(), b.mode) else { return (decoded, took) };
+        let (mode, die) = (b.mode, self.nand.geo.die_of_block(block));
+        let (mut at, mut total) = (decoded, took);
+        for _ in 0..retry.draw(b.erase_count) {
+            let sensed = match planes {
+                Planes::Host(mask) => self.nand.read_suspending(die, at, page, mode, mask, bytes),
+                Planes::Moved(n) => self.nand.read(die, at, page, mode, n, bytes),
+            };
+            let (d, t) = self.decode(die, sensed, bytes, mode);
+            (at, total) = (d, total + t);
+            self.counters.read_retries += 1;
+        }
+        (at, total)
     }
 
     /// Slots one LPN of data `compress_pct` percent compressible takes on flash.
@@ -420,7 +459,8 @@ impl Controller {
     /// an erase waits for its block's reads.
     fn schedule(&mut self, now: Ns) {
         self.moved_ready.clear();
-        for op in self.ops.drain(..) {
+        let mut ops = std::mem::take(&mut self.ops);
+        for op in ops.drain(..) {
             let geo = self.nand.geo;
             match op {
                 FlashOp::Read { block, page, planes, slots, mode, on_chip } => {
@@ -435,7 +475,8 @@ impl Controller {
                     let d = self.nand.read(die, now, page, mode, planes, bytes);
                     // GC and folding data is decoded (and re-encoded) like host data
                     let bus = self.nand.timing.bus_ns(bytes);
-                    let (d, _) = self.data.decode(geo.channel_of(die), d, bus, bytes, mode);
+                    let (d, took) = self.data.decode(geo.channel_of(die), d, bus, bytes, mode);
+                    let (d, _) = self.retry_reads(block, page, Planes::Moved(planes), bytes, d, took);
                     read_done(&mut self.moved_ready, die, d);
                 }
                 FlashOp::Program { block, offset, slots, source, mode } => {
@@ -480,6 +521,7 @@ impl Controller {
                 }
             }
         }
+        self.ops = ops; // drained: its allocation kept for the next batch
     }
 }
 
@@ -494,4 +536,11 @@ fn read_done(ready: &mut Vec<(u32, Ns)>, die: u32, at: Ns) {
 /// When the moved data read on `die` so far in this batch is in (`now` if none was).
 fn reads_done(ready: &[(u32, Ns)], die: u32, now: Ns) -> Ns {
     ready.iter().find(|(d, _)| *d == die).map_or(now, |&(_, t)| t.max(now))
+}
+
+/// The planes a read senses: a host read's mask, or how many a GC or fold read takes.
+#[derive(Clone, Copy)]
+enum Planes {
+    Host(u32),
+    Moved(u32),
 }

@@ -69,6 +69,7 @@ fn small_ftl(spec: Small) -> Ftl {
         cache_program: true,
         independent_plane_read: false,
         suspension: Default::default(),
+        read_retry: Default::default(),
     };
     let geo = Geometry::new(&nand, slot_bytes);
     // As DriveConfig::validate allows: over-provisioning of op_pct, and never less than
@@ -89,6 +90,7 @@ fn small_ftl(spec: Small) -> Ftl {
         background_gc_free_blocks: 4,
         wear_leveling_threshold: spec.wear_leveling_threshold,
         pe_cycle_limit: 0,
+        initial_pe_cycles: 0,
         factory_bad_block_pct: spec.factory_bad_block_pct,
         slc_cache: SlcCacheConfig {
             enabled: slc,

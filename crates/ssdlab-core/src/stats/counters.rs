@@ -248,6 +248,9 @@ registry! {
     nand_reads_prioritised: Events, Total,
         "Host reads that went ahead of program, erase or GC work queued on their die.",
         |s| s.ctl.nand.counters.reads_prioritised as f64;
+    nand_read_retries: Events, Total,
+        "Extra reads of a page whose data did not decode on an aged block (host and GC reads; [nand.read_retry]).",
+        |s| s.ctl.counters.read_retries as f64;
     gc_blocks_erased: Blocks, Total, "Blocks garbage collection erased.",
         |s| s.ctl.ftl.counters().gc_blocks_erased as f64;
     gc_page_moves: Pages, Total,

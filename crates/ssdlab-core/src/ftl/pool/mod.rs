@@ -43,7 +43,7 @@ impl BlockPool {
         let fresh = BlockInfo {
             valid: 0,
             written: 0,
-            erase_count: 0,
+            erase_count: cfg.initial_pe_cycles,
             state: BlockState::Free,
             mode: CellMode::Native,
             stamp: 0,
