@@ -59,15 +59,21 @@ fn an_absolute_bound_caps_the_dynamic_part_below_the_capacity_share() {
     assert!((r.counters[C::slc_bytes_written] - 1.5e9).abs() <= 2.0 * 32768.0);
 }
 
-#[test]
-fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
-    // 16 GB; static 0.5 GB, all free capacity / 3, bounded at 10% of capacity (1.6 GB).
-    let mut d = small(&[
+/// 16 GB; static 0.5 GB, all free capacity / 3, bounded at 10% of capacity (1.6 GB), free space counted up
+/// to `until` full.
+fn bounded(until: &str) -> Drive {
+    small(&[
         NO_IDLE_FOLD,
         ("ftl.slc_cache.static_gb", "0.5"),
         ("ftl.slc_cache.dynamic_fraction", "1.0"),
         ("ftl.slc_cache.dynamic_max_pct", "10"),
-    ]);
+        ("ftl.slc_cache.dynamic_until_fill", until),
+    ])
+}
+
+#[test]
+fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
+    let mut d = bounded("1.0");
     let cap = d.capacity_bytes() as f64;
     let slot = 4096.0;
     // 4 GiB written: free / 3 = 3.9 GB, above the bound, so the cache is 0.5 + 1.6 GB.
@@ -87,13 +93,7 @@ fn the_dynamic_part_stops_at_its_bound_and_follows_free_space_below_it() {
 #[test]
 fn past_its_floor_the_cache_lends_only_its_static_part() {
     // As above, with the dynamic part counting free space up to 75% full only: 16 GB x 0.75 = 12 GB.
-    let mut d = small(&[
-        NO_IDLE_FOLD,
-        ("ftl.slc_cache.static_gb", "0.5"),
-        ("ftl.slc_cache.dynamic_fraction", "1.0"),
-        ("ftl.slc_cache.dynamic_max_pct", "10"),
-        ("ftl.slc_cache.dynamic_until_fill", "0.75"),
-    ]);
+    let mut d = bounded("0.75");
     let cap = d.capacity_bytes() as f64;
     let slot = 4096.0;
     // 8 GiB written: (0.75 x 16 GB - 8 GiB) / 3 = 1.14 GB, below the 1.6 GB bound.

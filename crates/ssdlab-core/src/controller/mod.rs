@@ -273,11 +273,15 @@ impl Controller {
         decoded: Ns,
         took: Ns,
     ) -> (Ns, Ns) {
+        // off (every preset): no block lookup on the read path
+        let Some(retry) = self.retry.as_mut() else { return (decoded, took) };
         let b = self.ftl.block(block);
-        let (Some(retry), CellMode::Native) = (self.retry.as_mut(), b.mode) else { return (decoded, took) };
-        let (mode, die) = (b.mode, self.nand.geo.die_of_block(block));
+        if b.mode != CellMode::Native {
+            return (decoded, took);
+        }
+        let (retries, mode, die) = (retry.draw(b.erase_count), b.mode, self.nand.geo.die_of_block(block));
         let (mut at, mut total) = (decoded, took);
-        for _ in 0..retry.draw(b.erase_count) {
+        for _ in 0..retries {
             let sensed = match planes {
                 Planes::Host(mask) => self.nand.read_suspending(die, at, page, mode, mask, bytes),
                 Planes::Moved(n) => self.nand.read(die, at, page, mode, n, bytes),
