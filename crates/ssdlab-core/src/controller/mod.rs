@@ -191,7 +191,7 @@ impl Controller {
             let host_bytes = u64::from(j - i) * SLOT_BYTES;
             let die = geo.die_of_block(block);
             let mode = self.ftl.block(block).mode;
-            let at_controller = self.nand.read_suspending(die, t, page, mode, planes_mask, nand_bytes);
+            let at_controller = self.nand.host_read(die, t, block, page, mode, planes_mask, nand_bytes);
             let (decoded, took) = self.decode(die, at_controller, nand_bytes, mode);
             let (decoded, took) =
                 self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took);

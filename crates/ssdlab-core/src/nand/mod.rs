@@ -3,7 +3,8 @@
 //! Operations are scheduled per program unit (all planes x the pages of a one-shot program), never per
 //! 4 KiB. Dies and channels are reservation timelines: an operation starts when its inputs are ready and
 //! the resource is free. Reads pipeline tR with the data-out transfer (cache read); programs load data over
-//! the channel while the die may still be busy (cache program).
+//! the channel while the die may still be busy (cache program). A host read of the page a plane's register
+//! still holds moves only its data out.
 
 mod geometry;
 mod suspension;
@@ -196,6 +197,8 @@ pub struct NandCounters {
     pub reads_waited_program_erase: u64,
     /// Host reads that went ahead of program/erase/GC work queued on their die (read priority).
     pub reads_prioritised: u64,
+    /// Host reads served from the page still in the page register from the read before on its die or plane (no tR).
+    pub register_hits: u64,
     /// Array read time x planes sensed (the power model's read energy).
     pub read_plane_ns: u64,
     /// Array program time x planes programmed.
@@ -233,6 +236,10 @@ pub struct Nand {
     /// With `independent_plane_read`: when each die's last whole-die operation (program, erase,
     /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
     array_free: Vec<Ns>,
+    /// Each plane's page register (die-major): the block and page index a host read sensed into it, and
+    /// when that read's booking ends. Empty with suspension or read priority (not modelled: there a read
+    /// may be booked ahead of work booked before it).
+    registers: Vec<Option<(u32, u32, Ns)>>,
 }
 
 impl Nand {
@@ -248,6 +255,8 @@ impl Nand {
         let policy = Policy::new(&c.suspension);
         // validation rules out plane reads with suspension; a single-plane die has nothing to overlap
         let plane_reads = c.independent_plane_read && !policy.tracks() && geo.planes > 1;
+        let registers =
+            if policy.tracks() { Vec::new() } else { vec![None; (geo.dies * geo.planes) as usize] };
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
             last_long: vec![(0, 0); geo.dies as usize],
@@ -266,6 +275,7 @@ impl Nand {
                 Vec::new()
             },
             array_free: if plane_reads { vec![0; geo.dies as usize] } else { Vec::new() },
+            registers,
         }
     }
 
@@ -318,6 +328,75 @@ impl Nand {
         self.channel_out(die, sensed, planes, bytes)
     }
 
+    /// A host read of page index `page` of `block` on the planes in `planes_mask`: as
+    /// [`Nand::read_suspending`], but when the last operation booked where the read would run (the die, or
+    /// with `independent_plane_read` its planes) sensed this page on these planes, the data is still in
+    /// the planes' page registers: only the data-out goes (ONFI's change read column), no tR. So small
+    /// sequential reads (4 KiB at QD4, ATTO's small transfers) sense each page once, not once per read.
+    #[allow(clippy::too_many_arguments)]
+    pub fn host_read(
+        &mut self,
+        die: u32,
+        ready: Ns,
+        block: u32,
+        page: u32,
+        mode: CellMode,
+        planes_mask: u32,
+        bytes: u64,
+    ) -> Ns {
+        if self.registers.is_empty() {
+            return self.read_suspending(die, ready, page, mode, planes_mask, bytes);
+        }
+        let d = die as usize;
+        let Some(held) = self.register_hit(d, block, page, planes_mask) else {
+            let sensed = self.sense(die, ready, page, mode, planes_mask, bytes);
+            self.hold(d, planes_mask, (block, page, sensed));
+            return self.channel_out(die, sensed, planes_mask.count_ones(), bytes);
+        };
+        self.counters.register_hits += 1;
+        self.counters.bus_bytes += bytes;
+        let bus = self.timing.bus_ns(bytes);
+        let out = if self.timing.cache_read { 0 } else { bus };
+        let dur = self.stretched(self.timing.command + out);
+        let done = if self.plane_free.is_empty() {
+            self.dies[d].reserve(ready, dur).1
+        } else {
+            let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0);
+            planes.map(|p| self.plane_read(d, p, ready.max(held), dur)).max().unwrap_or(held)
+        };
+        self.hold(d, planes_mask, (block, page, done));
+        let ch = self.geo.channel_of(die) as usize;
+        self.channel_reserve(ch, done - out, bus).1
+    }
+
+    /// When the page registers of `planes_mask` on die `d` came to hold page `page` of `block`, if they
+    /// still do: the read that put it there is the last operation booked on the die (with
+    /// `independent_plane_read`: on each of those planes, and after the die's last whole-die operation).
+    fn register_hit(&self, d: usize, block: u32, page: u32, planes_mask: u32) -> Option<Ns> {
+        let first = d * self.geo.planes as usize;
+        let mut held = 0;
+        for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
+            let (b, p, end) = self.registers[first + plane]?;
+            let last = match self.plane_free.get(first + plane) {
+                None => self.dies[d].free_at,
+                Some(tl) => tl.end().max(self.array_free[d]),
+            };
+            if b != block || p != page || last > end {
+                return None;
+            }
+            held = held.max(end);
+        }
+        Some(held)
+    }
+
+    /// The planes in `planes_mask` of die `d` hold (block, page) from a read booked to end at the third.
+    fn hold(&mut self, d: usize, planes_mask: u32, held: (u32, u32, Ns)) {
+        let first = d * self.geo.planes as usize;
+        for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
+            self.registers[first + plane] = Some(held);
+        }
+    }
+
     /// A host read of the planes in `planes_mask` (bit i = plane i): as [`Nand::read`], but with
     /// `[nand.suspension]` on it may suspend a program or erase running on the die, or go ahead of work
     /// queued there; with `independent_plane_read` a single-plane read senses beside the die's other planes.
@@ -330,12 +409,19 @@ impl Nand {
         planes_mask: u32,
         bytes: u64,
     ) -> Ns {
+        let sensed = self.sense(die, ready, page, mode, planes_mask, bytes);
+        self.channel_out(die, sensed, planes_mask.count_ones(), bytes)
+    }
+
+    /// Book a host read's sensing on die `die` (see [`Nand::read_suspending`]); returns when the die (or
+    /// plane) is done with it: the data is in the registers, and without cache read moved out too.
+    fn sense(&mut self, die: u32, ready: Ns, page: u32, mode: CellMode, planes_mask: u32, bytes: u64) -> Ns {
         let planes = planes_mask.count_ones();
         let spread = self.read_spread(page, mode);
         self.counters.read_plane_ns += (self.timing.read_ns(page, mode) + spread) * u64::from(planes);
         let dur = self.stretched(self.timing.read_die_ns(page, mode, bytes) + spread);
         let d = die as usize;
-        let sensed = if self.die_ops.is_empty() {
+        if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
             if s <= ready && ready < e {
                 self.counters.reads_waited_program_erase += 1;
@@ -362,8 +448,7 @@ impl Nand {
                 ReadOutcome::Prioritised => c.reads_prioritised += 1,
             }
             sensed
-        };
-        self.channel_out(die, sensed, planes, bytes)
+        }
     }
 
     /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation, in

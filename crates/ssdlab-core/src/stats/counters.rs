@@ -248,6 +248,9 @@ registry! {
     nand_reads_prioritised: Events, Total,
         "Host reads that went ahead of program, erase or GC work queued on their die.",
         |s| s.ctl.nand.counters.reads_prioritised as f64;
+    nand_register_hits: Events, Total,
+        "Host reads served from the page still in the page register from the read before on its die or plane (no tR).",
+        |s| s.ctl.nand.counters.register_hits as f64;
     nand_read_retries: Events, Total,
         "Extra reads of a page whose data did not decode on an aged block (host and GC reads; [nand.read_retry]).",
         |s| s.ctl.counters.read_retries as f64;
