@@ -329,6 +329,19 @@ pub enum GcPolicy {
     WindowedGreedy,
 }
 
+/// How consecutive host data spreads over the dies (`ftl.host_stripe`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostStripe {
+    /// A page index (every plane) on each die in turn; a one-shot unit (a word line's pages) is programmed
+    /// once its last page is filled, so each die holds a partly filled unit in the write buffer meanwhile.
+    /// Sequential data lies across the dies as an SLC cache's does, whatever mode it is written in.
+    #[default]
+    Page,
+    /// A whole program unit on each die in turn: a one-shot TLC unit holds 3 pages a plane of consecutive data.
+    Unit,
+}
+
 /// The flash translation layer: capacity exposed to the host, garbage collection, the SLC cache.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -355,6 +368,9 @@ pub struct FtlConfig {
     pub initial_pe_cycles: u32,
     /// Blocks marked bad at the factory, percent of each die's blocks.
     pub factory_bad_block_pct: f64,
+    /// How consecutive host data spreads over the dies: `page` or `unit`.
+    #[serde(default)]
+    pub host_stripe: HostStripe,
     /// `[ftl.slc_cache]`.
     pub slc_cache: SlcCacheConfig,
 }

@@ -25,7 +25,7 @@ mod relocate;
 mod reverse_map;
 mod slc;
 
-use crate::config::FtlConfig;
+use crate::config::{FtlConfig, HostStripe};
 use crate::nand::{CellMode, Geometry, Ppn};
 use gc::Gc;
 use map::MapTable;
@@ -170,11 +170,15 @@ pub struct Ftl {
     pool: BlockPool,
     slc: SlcCache,
     gc: Gc,
-    /// Per die, the program unit host writes fill there. Only the current die's is being filled; others
-    /// hold the start of a compressed entry that spilled over the end of their last unit.
+    /// Per die, the program unit host writes fill there. The current die's is being filled; with
+    /// `host_stripe = "page"` the others hold the pages of theirs filled so far (a one-shot unit is
+    /// programmed once its last page is in), and a compressed entry may spill into a die's next unit.
     host_units: Vec<Option<HostUnit>>,
-    /// The die host data goes to now; it moves on each time a program unit completes.
+    /// The die host data goes to now; it moves on each time a stripe (see `stripe`) is filled.
     cur_die: u32,
+    /// Slots of consecutive host data a die takes before the next die's turn, native and SLC mode: a page
+    /// index (every plane) with `host_stripe = "page"`, else a whole program unit.
+    stripe: [u32; 2],
     /// Optional data tag per physical slot, moved with the data by GC: lets tests (and later power-loss
     /// checks) prove that every LPN reads back what was last written to it.
     payload: Option<Vec<u64>>,
@@ -194,6 +198,10 @@ impl Ftl {
             pool,
             host_units: vec![None; geo.dies as usize],
             cur_die: 0,
+            stripe: [CellMode::Native, CellMode::Slc].map(|mode| match cfg.host_stripe {
+                HostStripe::Page => geo.planes * geo.slots_per_page,
+                HostStripe::Unit => geo.slots_per_program(mode),
+            }),
             payload: None,
             counters,
             geo,
@@ -343,21 +351,20 @@ impl Ftl {
             self.host_units[die] = Some(self.open_host_unit(die as u32, ops)?);
         }
         let u = self.host_units[die].as_mut().expect("opened above");
-        let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
+        let (block, offset, mode, before) = (u.block, u.offset + u.filled, u.mode, u.filled);
         u.filled += k;
+        // the die's turn ends when this entry reached (or crossed) the end of its stripe
+        let stripe = self.stripe_slots(mode);
+        let stripes = (before + k) / stripe - before / stripe;
         let ppn = self.place(lpn, k, block, offset);
         self.count_host_writes(1, k, mode);
+        if stripes > 0 {
+            self.pace_stripes(die as u32, stripes * stripe, mode, ops);
+        }
         // Program every unit this entry completed (a compressed entry may spill into the die's next unit);
         // then stripe on to the next die.
         let spp = self.geo.slots_per_program(mode);
-        let mut completed = false;
         while self.host_units[die].as_ref().is_some_and(|u| u.filled >= spp) {
-            // a unit uses up its share of block space (an SLC-mode unit bits_per_cell times its data size);
-            // worked out here, once per unit, not once per LPN (a division on the fill's hottest path)
-            let space = u64::from(spp) * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
-            // GC moves the unit's share of a victim first: host data waits for the work it causes, so the
-            // write buffer holds writes back while GC is behind.
-            self.pace_garbage_collection(die as u32, space, ops);
             let u = self.host_units[die].as_mut().expect("checked above");
             ops.push(FlashOp::Program { block, offset: u.offset, slots: spp, source: Source::Host, mode });
             u.offset += spp;
@@ -365,9 +372,8 @@ impl Ftl {
             if u.filled == 0 {
                 self.host_units[die] = None;
             }
-            completed = true;
         }
-        if completed {
+        if stripes > 0 {
             self.cur_die = self.pool.next_host_die(self.cur_die);
         }
         self.close_if_full(block);
@@ -387,20 +393,41 @@ impl Ftl {
     ) -> Result<(), FtlError> {
         let mut i = 0;
         while i < n {
-            let run = if slots == 1 { self.open_unit_room(n - i) } else { 0 };
+            let (run, turn) = if slots == 1 { self.open_unit_room(n - i) } else { (0, false) };
             if run == 0 {
                 self.write(lpn + i, slots, ops)?;
                 i += 1;
                 continue;
             }
-            let u = self.host_units[self.cur_die as usize].as_mut().expect("room in an open unit");
+            let die = self.cur_die;
+            let u = self.host_units[die as usize].as_mut().expect("room in an open unit");
             let (block, offset, mode) = (u.block, u.offset + u.filled, u.mode);
             u.filled += run;
             self.place_run(lpn + i, run, block, offset);
             self.count_host_writes(run, run, mode);
+            if turn {
+                self.pace_stripes(die, self.stripe_slots(mode), mode, ops);
+                self.cur_die = self.pool.next_host_die(die);
+            }
             i += run;
         }
         Ok(())
+    }
+
+    /// GC's share for `slots` of host data just placed on `die` in `mode`: a victim's moves first, so GC
+    /// keeps pace with the host stripe by stripe and host data waits for the work it causes (the write
+    /// buffer holds writes back while GC is behind).
+    fn pace_stripes(&mut self, die: u32, slots: u32, mode: CellMode, ops: &mut Vec<FlashOp>) {
+        // the share of block space they use up (SLC mode: bits_per_cell times their data size); worked out
+        // once per stripe, not once per LPN (a division on the fill's hottest path)
+        let space = u64::from(slots) * u64::from(self.geo.slots_per_block() / self.geo.capacity(mode));
+        self.pace_garbage_collection(die, space, ops);
+    }
+
+    /// Slots of consecutive host data a die takes in `mode` before the next die's turn.
+    #[inline]
+    fn stripe_slots(&self, mode: CellMode) -> u32 {
+        self.stripe[usize::from(mode == CellMode::Slc)]
     }
 
     /// Count `lpns` host LPNs placed in `slots` slots of a unit in `mode`.
@@ -413,13 +440,20 @@ impl Ftl {
     }
 
     /// How many of the next `n` one-slot LPNs [`Ftl::write`] would only place in the current die's open
-    /// unit: each leaves the unit short of full and its block short of its end (0: no unit open).
-    fn open_unit_room(&self, n: u32) -> u32 {
-        let Some(u) = &self.host_units[self.cur_die as usize] else { return 0 };
+    /// unit: each leaves the unit short of full and its block short of its end (0: no unit open). With
+    /// page striping the last LPN of a stripe that ends inside the unit may be one of them (nothing is
+    /// programmed then; the turn passes to the next die): returns (LPNs, whether they end the turn).
+    fn open_unit_room(&self, n: u32) -> (u32, bool) {
+        let Some(u) = &self.host_units[self.cur_die as usize] else { return (0, false) };
         let cap = self.geo.capacity(u.mode);
-        let unit_left = self.geo.slots_per_program(u.mode).saturating_sub(u.filled + 1);
+        let stripe = self.stripe_slots(u.mode);
+        let stripe_end = (u.filled / stripe + 1) * stripe;
+        let to_end = stripe_end - u.filled;
         let block_left = cap.saturating_sub(self.pool.block(u.block).written.max(u.offset + u.filled) + 1);
-        n.min(unit_left).min(block_left)
+        if stripe_end < self.geo.slots_per_program(u.mode) && n >= to_end && to_end <= block_left {
+            return (to_end, true);
+        }
+        (n.min(to_end - 1).min(block_left), false)
     }
 
     /// Program every partly filled host unit now, the rest of each unit padded (a flush or a FUA write:

@@ -4,7 +4,7 @@
 //! protection, programs the open units part-filled: padding in the middle of their blocks.)
 
 use super::*;
-use crate::config::{CellType, GcPolicy, NandConfig, PostCache, SlcCacheConfig};
+use crate::config::{CellType, GcPolicy, HostStripe, NandConfig, PostCache, SlcCacheConfig};
 use proptest::prelude::*;
 
 /// A small FTL, small enough that GC runs often.
@@ -23,6 +23,7 @@ struct Small {
     factory_bad_block_pct: f64,
     /// `post_cache` by fill: (`fold_above_fill`, `fold_whole_blocks_above_fill`), 1 = never
     fold_fills: (f64, f64),
+    host_stripe: HostStripe,
 }
 
 impl Default for Small {
@@ -39,6 +40,7 @@ impl Default for Small {
             wear_leveling_threshold: 0,
             factory_bad_block_pct: 0.0,
             fold_fills: (1.0, 1.0),
+            host_stripe: HostStripe::Page,
         }
     }
 }
@@ -92,6 +94,7 @@ fn small_ftl(spec: Small) -> Ftl {
         pe_cycle_limit: 0,
         initial_pe_cycles: 0,
         factory_bad_block_pct: spec.factory_bad_block_pct,
+        host_stripe: spec.host_stripe,
         slc_cache: SlcCacheConfig {
             enabled: slc,
             static_gb: 0.0,
@@ -140,11 +143,12 @@ proptest! {
         wear_leveling_threshold in prop_oneof![Just(0u32), Just(3u32)],
         factory_bad_block_pct in prop_oneof![Just(0.0f64), Just(10.0f64)],
         fold_fills in prop_oneof![Just((1.0f64, 1.0f64)), Just((0.3, 1.0)), Just((0.3, 0.6))],
+        host_stripe in prop_oneof![Just(HostStripe::Page), Just(HostStripe::Unit)],
     ) {
         let slot_bytes = if compressed { 256 } else { 4096 };
         let spec = Small {
             op_pct, slc, slot_bytes, gc_policy, wear_leveling_threshold, factory_bad_block_pct, fold_fills,
-            ..Small::default()
+            host_stripe, ..Small::default()
         };
         let mut ftl = small_ftl(spec);
         // compressed entries take 1..=18 slots of 256 B; uncompressed ones one 4 KiB slot
@@ -212,9 +216,10 @@ proptest! {
     fn a_run_of_writes_is_the_writes_one_by_one(
         script in ops(3000), op_pct in 8.0f64..30.0, slc: bool, compressed: bool,
         fold_fills in prop_oneof![Just((1.0f64, 1.0f64)), Just((0.3, 0.6))],
+        host_stripe in prop_oneof![Just(HostStripe::Page), Just(HostStripe::Unit)],
     ) {
         let slot_bytes = if compressed { 256 } else { 4096 };
-        let spec = Small { op_pct, slc, slot_bytes, fold_fills, ..Small::default() };
+        let spec = Small { op_pct, slc, slot_bytes, fold_fills, host_stripe, ..Small::default() };
         let (mut one, mut run) = (small_ftl(spec), small_ftl(spec));
         let n = one.user_lpns();
         let (mut ops_one, mut ops_run) = (Vec::new(), Vec::new());
