@@ -8,7 +8,8 @@ use common::*;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 
-/// bg4-128gb without its SLC cache (host data straight to TLC), scaled to 8 GB (60 blocks a plane), striping `stripe`.
+/// bg4-128gb without its SLC cache (host data straight to TLC), scaled to 8 GB (60 blocks a plane),
+/// striping `stripe`.
 fn direct_tlc(stripe: &str) -> Drive {
     drive(
         "bg4-128gb",

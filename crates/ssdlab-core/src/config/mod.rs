@@ -338,7 +338,8 @@ pub enum HostStripe {
     /// Sequential data lies across the dies as an SLC cache's does, whatever mode it is written in.
     #[default]
     Page,
-    /// A whole program unit on each die in turn: a one-shot TLC unit holds 3 pages a plane of consecutive data.
+    /// A whole program unit on each die in turn: a one-shot TLC unit holds 3 pages a plane of consecutive
+    /// data.
     Unit,
 }
 

@@ -197,7 +197,8 @@ pub struct NandCounters {
     pub reads_waited_program_erase: u64,
     /// Host reads that went ahead of program/erase/GC work queued on their die (read priority).
     pub reads_prioritised: u64,
-    /// Host reads served from the page still in the page register from the read before on its die or plane (no tR).
+    /// Host reads served from the page the read before left in its die's (or plane's) page register: no
+    /// tR, only the data-out.
     pub register_hits: u64,
     /// Array read time x planes sensed (the power model's read energy).
     pub read_plane_ns: u64,
