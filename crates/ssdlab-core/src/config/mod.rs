@@ -336,10 +336,10 @@ pub enum HostStripe {
     /// A page index (every plane) on each die in turn; a one-shot unit (a word line's pages) is programmed
     /// once its last page is filled, so each die holds a partly filled unit in the write buffer meanwhile.
     /// Sequential data lies across the dies as an SLC cache's does, whatever mode it is written in.
-    #[default]
     Page,
     /// A whole program unit on each die in turn: a one-shot TLC unit holds 3 pages a plane of consecutive
     /// data.
+    #[default]
     Unit,
 }
 

@@ -31,8 +31,6 @@ pub(super) struct BlockPool {
     slc_closed: Vec<u32>,
     /// Valid slots on each die.
     die_valid: Vec<u64>,
-    /// [`BlockPool::next_host_die`]'s pass-over limit and the turns left before it is worked out again.
-    host_limit: (u64, u32),
     /// Valid slots in SLC-mode blocks.
     slc_valid: u64,
     pe_cycle_limit: u32,
@@ -60,7 +58,6 @@ impl BlockPool {
             gc_open: vec![None; dies],
             slc_closed: vec![0; dies],
             die_valid: vec![0; dies],
-            host_limit: (0, 0),
             slc_valid: 0,
             pe_cycle_limit: cfg.pe_cycle_limit,
             wear_leveling_threshold: cfg.wear_leveling_threshold,
@@ -236,7 +233,6 @@ impl BlockPool {
     pub(super) fn sanitize(&mut self, mut erase: impl FnMut(&mut Self, u32)) {
         self.slc_valid = 0;
         self.die_valid.fill(0);
-        self.host_limit = (0, 0);
         self.host_open.fill([None, None]);
         self.gc_open.fill(None);
         self.slc_closed.fill(0);
@@ -261,19 +257,12 @@ impl BlockPool {
     /// Overwrites invalidate data on random dies: without the pass-over a die can fill with valid data
     /// while the others have room; with a fixed one-block margin, the few blocks of imbalance random
     /// writes leave sent a sequential rewrite of their file mostly to one die, at a fraction of the speed.
-    ///
-    /// The limit is worked out once a round of turns (a die's turn is a page or a unit, so a round moves
-    /// far less data than the one-block margin): host data takes a turn per page with page striping.
-    pub(super) fn next_host_die(&mut self, cur: u32) -> u32 {
+    pub(super) fn next_host_die(&self, cur: u32) -> u32 {
         let dies = self.geo.dies;
-        if self.host_limit.1 == 0 {
-            let least = self.die_valid.iter().copied().min().unwrap_or(0);
-            let block = u64::from(self.geo.slots_per_block());
-            let tightest = self.free.iter().map(VecDeque::len).min().unwrap_or(0) as u64;
-            self.host_limit = (least + (tightest * block / 2).max(block), dies);
-        }
-        self.host_limit.1 -= 1;
-        let limit = self.host_limit.0;
+        let least = self.die_valid.iter().copied().min().unwrap_or(0);
+        let block = u64::from(self.geo.slots_per_block());
+        let tightest = self.free.iter().map(VecDeque::len).min().unwrap_or(0) as u64;
+        let limit = least + (tightest * block / 2).max(block);
         (1..=dies)
             .map(|i| (cur + i) % dies)
             .find(|&d| self.die_valid[d as usize] <= limit)
