@@ -5,30 +5,14 @@
 mod common;
 
 use common::*;
-use ssdlab_core::config::NandConfig;
-use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
 use ssdlab_core::nand::{CellMode, Nand};
 use ssdlab_core::Counter as C;
-use ssdlab_core::{DriveConfig, Rw, Workload};
-
-/// bg4-128gb's NAND (2 planes a die, no cache read) with or without independent plane reads.
-fn nand_cfg(plane_reads: bool) -> NandConfig {
-    let o = vec![("nand.independent_plane_read".to_string(), plane_reads.to_string())];
-    DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap().nand
-}
-
-fn sense_ns(c: &NandConfig) -> Ns {
-    c.command_overhead_ns + us_to_ns(c.tR_us[0])
-}
-
-fn bus_ns(c: &NandConfig, bytes: u64) -> Ns {
-    transfer_ns(bytes, u64::from(c.bus_mts) * 1_000_000)
-}
+use ssdlab_core::{Rw, Workload};
 
 #[test]
 fn a_second_read_of_the_page_just_sensed_moves_only_its_data() {
     for plane_reads in [false, true] {
-        let c = nand_cfg(plane_reads);
+        let c = bg4_128gb_nand(plane_reads);
         assert!(!c.cache_read, "the sums below hold the die for the data-out");
         let mut n = Nand::new(&c, 4096);
         let out = bus_ns(&c, 4096);
@@ -44,7 +28,7 @@ fn a_second_read_of_the_page_just_sensed_moves_only_its_data() {
 
 #[test]
 fn another_page_or_block_in_between_costs_a_full_sense() {
-    let c = nand_cfg(false);
+    let c = bg4_128gb_nand(false);
     let full = sense_ns(&c) + bus_ns(&c, 4096);
     for (block, page) in [(7, 4), (8, 3)] {
         let mut n = Nand::new(&c, 4096);
@@ -58,7 +42,7 @@ fn another_page_or_block_in_between_costs_a_full_sense() {
 
 #[test]
 fn a_program_erase_or_gc_read_on_the_die_overwrites_the_register() {
-    let c = nand_cfg(true);
+    let c = bg4_128gb_nand(true);
     let full = sense_ns(&c) + bus_ns(&c, 4096);
     for op in ["program", "erase", "gc read"] {
         let mut n = Nand::new(&c, 4096);
@@ -77,7 +61,7 @@ fn a_program_erase_or_gc_read_on_the_die_overwrites_the_register() {
 
 #[test]
 fn with_plane_reads_each_plane_keeps_its_own_register() {
-    let c = nand_cfg(true);
+    let c = bg4_128gb_nand(true);
     let mut n = Nand::new(&c, 4096);
     n.host_read(0, 0, 7, 3, CellMode::Native, 0b01, 4096);
     n.host_read(0, 0, 7, 5, CellMode::Native, 0b10, 4096);

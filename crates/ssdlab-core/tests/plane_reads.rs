@@ -5,28 +5,13 @@
 mod common;
 
 use common::*;
-use ssdlab_core::config::NandConfig;
-use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
+use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::nand::{CellMode, Nand};
 use ssdlab_core::{DriveConfig, Rw, Workload};
 
-/// bg4-128gb's NAND (2 planes a die) with or without plane reads.
-fn nand_cfg(on: bool) -> NandConfig {
-    let o = vec![("nand.independent_plane_read".to_string(), on.to_string())];
-    DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap().nand
-}
-
-fn sense_ns(c: &NandConfig) -> Ns {
-    c.command_overhead_ns + us_to_ns(c.tR_us[0])
-}
-
-fn bus_ns(c: &NandConfig, bytes: u64) -> Ns {
-    transfer_ns(bytes, u64::from(c.bus_mts) * 1_000_000)
-}
-
 #[test]
 fn reads_on_two_planes_of_one_die_sense_together() {
-    let c = nand_cfg(true);
+    let c = bg4_128gb_nand(true);
     let mut n = Nand::new(&c, 4096);
     let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
     let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
@@ -38,7 +23,7 @@ fn reads_on_two_planes_of_one_die_sense_together() {
 #[test]
 fn without_plane_reads_or_on_one_plane_they_take_turns() {
     for (on, mask_b) in [(false, 0b10), (true, 0b01)] {
-        let c = nand_cfg(on);
+        let c = bg4_128gb_nand(on);
         let mut n = Nand::new(&c, 4096);
         n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
         let b = n.read_suspending(0, 0, 5, CellMode::Native, mask_b, 4096);
@@ -52,7 +37,7 @@ fn without_plane_reads_or_on_one_plane_they_take_turns() {
 fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
     // A read a map-page miss books 500 us ahead (it waits for the map page) leaves the plane free before
     // it: a read ready at 0 on the same plane senses at once, as the die would do it.
-    let c = nand_cfg(true);
+    let c = bg4_128gb_nand(true);
     let mut n = Nand::new(&c, 4096);
     let later = us_to_ns(500.0);
     let a = n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
@@ -63,7 +48,7 @@ fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
 
 #[test]
 fn a_program_waits_for_every_plane_and_a_plane_read_waits_for_the_program() {
-    let c = nand_cfg(true);
+    let c = bg4_128gb_nand(true);
     let mut n = Nand::new(&c, 4096);
     let unit = u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096;
     let r0 = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);

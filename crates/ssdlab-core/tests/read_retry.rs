@@ -3,7 +3,6 @@
 mod common;
 
 use common::*;
-use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 
@@ -48,10 +47,7 @@ fn each_retry_adds_a_sense_a_data_out_and_a_decode_to_a_qd1_read() {
     let cfg = d.config().clone();
     let r = rand_reads(&mut d, 1, 1);
     assert_eq!(r.counters[C::nand_read_retries], 2.0);
-    let retry = cfg.nand.command_overhead_ns
-        + us_to_ns(cfg.nand.tR_us[0])
-        + transfer_ns(4096, u64::from(cfg.nand.bus_mts) * 1_000_000)
-        + ldpc_decode_ns(&cfg, 4096);
+    let retry = sense_ns(&cfg.nand) + bus_ns(&cfg.nand, 4096) + ldpc_decode_ns(&cfg, 4096);
     assert_eq!(r.stats.elapsed_ns(), qd1_read_ns(&cfg) + 2 * retry);
 }
 

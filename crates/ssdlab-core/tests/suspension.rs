@@ -23,7 +23,7 @@ fn nand_cfg(overrides: &[(&str, &str)]) -> NandConfig {
 
 /// Command + tR + moving one 4 KiB slot out over the channel.
 fn read_ns(c: &NandConfig) -> Ns {
-    c.command_overhead_ns + us_to_ns(c.tR_us[0]) + transfer_ns(4096, u64::from(c.bus_mts) * 1_000_000)
+    sense_ns(c) + bus_ns(c, 4096)
 }
 
 fn prog_ns(c: &NandConfig) -> Ns {

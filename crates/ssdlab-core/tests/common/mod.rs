@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use ssdlab_core::engine::{transfer_ns, us_to_ns};
+use ssdlab_core::config::NandConfig;
+use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::{Drive, DriveConfig, Rw, Workload};
 
@@ -66,4 +67,20 @@ pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
         + Link::new(&cfg.link).wire_ns(4096)
         + cfg.link.latency_ns
         + cfg.host.complete_ns
+}
+
+/// bg4-128gb's NAND (2 planes a die, no cache read), with or without independent plane reads.
+pub fn bg4_128gb_nand(plane_reads: bool) -> NandConfig {
+    let o = vec![("nand.independent_plane_read".to_string(), plane_reads.to_string())];
+    DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap().nand
+}
+
+/// A read's die time before its data-out: command + tR of page type 0.
+pub fn sense_ns(c: &NandConfig) -> Ns {
+    c.command_overhead_ns + us_to_ns(c.tR_us[0])
+}
+
+/// The channel bus's time to move `bytes`.
+pub fn bus_ns(c: &NandConfig, bytes: u64) -> Ns {
+    transfer_ns(bytes, u64::from(c.bus_mts) * 1_000_000)
 }
