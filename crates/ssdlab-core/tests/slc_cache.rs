@@ -271,11 +271,10 @@ fn fill_dependent_fold_policy_gives_four_levels_each_at_its_program_bound() {
         match name {
             "SLC" => assert!(in_slc >= size - unit && folded == 0.0, "{name}: {in_slc} in SLC"),
             "direct TLC" => assert!(in_slc <= unit, "{name}: {in_slc} bytes in SLC"),
-            // through SLC (but the TLC units open on each die when the threshold was crossed: host data
-            // stripes a page at a time, so every die holds one), as much folded as written (to within a
-            // block per die)
+            // through SLC (but the TLC unit open when the threshold was crossed), as much folded as
+            // written (to within a block per die)
             _ => {
-                assert!(in_slc >= size - dies * 3.0 * unit, "{name}: {in_slc} of {size} through SLC");
+                assert!(in_slc >= size - 3.0 * unit, "{name}: {in_slc} of {size} through SLC");
                 assert!((folded - size).abs() <= dies * block, "{name}: folded {folded} of {size}");
             }
         }
