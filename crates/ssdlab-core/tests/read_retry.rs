@@ -102,3 +102,23 @@ fn gc_reads_of_aged_blocks_retry_too() {
     assert_eq!(r.stats.read.ios, 0);
     assert!(r.counters[C::nand_read_retries] > 0.0, "GC reads retried");
 }
+
+#[test]
+fn a_page_read_from_its_register_needs_no_retry() {
+    // every sensing of an aged TLC page runs the whole 2-entry table; 4 KiB sequential reads at QD1 read
+    // each 16 KiB page four times in a row: the first senses it (and retries), the next three take the data
+    // the last retry left in the page register, which decodes
+    let mut d = aged(2000, (1000, 100.0, 2), &[]);
+    let w = Workload {
+        rw: Rw::Read,
+        bs: 4096,
+        iodepth: 1,
+        size: 1 << 30,
+        io_size: 4 << 20,
+        ..Workload::default()
+    };
+    let r = run(&mut d, w);
+    let (ios, hits) = (r.stats.read.ios as f64, r.counters[C::nand_register_hits]);
+    assert_eq!(hits, ios * 3.0 / 4.0, "the 2nd to 4th read of each page come from its register");
+    assert_eq!(r.counters[C::nand_read_retries], 2.0 * ios / 4.0, "only each page's first read retries");
+}

@@ -191,10 +191,15 @@ impl Controller {
             let host_bytes = u64::from(j - i) * SLOT_BYTES;
             let die = geo.die_of_block(block);
             let mode = self.ftl.block(block).mode;
+            let hits = self.nand.counters.register_hits;
             let at_controller = self.nand.host_read(die, t, block, page, mode, planes_mask, nand_bytes);
-            let (decoded, took) = self.decode(die, at_controller, nand_bytes, mode);
-            let (decoded, took) =
-                self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took);
+            let (mut decoded, mut took) = self.decode(die, at_controller, nand_bytes, mode);
+            // data from the page register is what the read before sensed, after any retries it needed:
+            // it decodes at once
+            if self.nand.counters.register_hits == hits {
+                (decoded, took) =
+                    self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took);
+            }
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
@@ -262,7 +267,8 @@ impl Controller {
     /// The retries a native-mode read of `page` in `block` (`bytes` out) needs on an aged block, each a
     /// sense, data-out and decode after the last attempt failed, from the first attempt's decode at
     /// `decoded` (decoder time `took`); a host read's retries are host reads of the same planes (they may
-    /// suspend, go ahead of queued work, or run beside the die's other planes as the first attempt did).
+    /// suspend, go ahead of queued work, or run beside the die's other planes as the first attempt did),
+    /// and the last one leaves the page that decodes in the planes' registers.
     /// Returns when the data that decodes is in, and the decoder time of every attempt.
     fn retry_reads(
         &mut self,
@@ -283,7 +289,7 @@ impl Controller {
         let (mut at, mut total) = (decoded, took);
         for _ in 0..retries {
             let sensed = match planes {
-                Planes::Host(mask) => self.nand.read_suspending(die, at, page, mode, mask, bytes),
+                Planes::Host(mask) => self.nand.host_sense(die, at, block, page, mode, mask, bytes),
                 Planes::Moved(n) => self.nand.read(die, at, page, mode, n, bytes),
             };
             let (d, t) = self.decode(die, sensed, bytes, mode);

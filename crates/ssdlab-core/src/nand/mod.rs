@@ -345,14 +345,11 @@ impl Nand {
         planes_mask: u32,
         bytes: u64,
     ) -> Ns {
-        if self.registers.is_empty() {
-            return self.read_suspending(die, ready, page, mode, planes_mask, bytes);
-        }
         let d = die as usize;
-        let Some(held) = self.register_hit(d, block, page, planes_mask) else {
-            let sensed = self.sense(die, ready, page, mode, planes_mask, bytes);
-            self.hold(d, planes_mask, (block, page, sensed));
-            return self.channel_out(die, sensed, planes_mask.count_ones(), bytes);
+        let held =
+            if self.registers.is_empty() { None } else { self.register_hit(d, block, page, planes_mask) };
+        let Some(held) = held else {
+            return self.host_sense(die, ready, block, page, mode, planes_mask, bytes);
         };
         self.counters.register_hits += 1;
         self.counters.bus_bytes += bytes;
@@ -368,6 +365,27 @@ impl Nand {
         self.hold(d, planes_mask, (block, page, done));
         let ch = self.geo.channel_of(die) as usize;
         self.channel_reserve(ch, done - out, bus).1
+    }
+
+    /// A host read of `page` of `block` that senses it whatever the registers hold (the first attempt, or
+    /// a read retry after the last attempt's data did not decode); the planes' registers then hold what
+    /// this sense gives, so the page's next host read moves only its data out.
+    #[allow(clippy::too_many_arguments)]
+    pub fn host_sense(
+        &mut self,
+        die: u32,
+        ready: Ns,
+        block: u32,
+        page: u32,
+        mode: CellMode,
+        planes_mask: u32,
+        bytes: u64,
+    ) -> Ns {
+        let sensed = self.sense(die, ready, page, mode, planes_mask, bytes);
+        if !self.registers.is_empty() {
+            self.hold(die as usize, planes_mask, (block, page, sensed));
+        }
+        self.channel_out(die, sensed, planes_mask.count_ones(), bytes)
     }
 
     /// When the page registers of `planes_mask` on die `d` came to hold page `page` of `block`, if they
