@@ -296,8 +296,8 @@ def test_options_after_the_last_job_file_are_refused_not_dropped(tmp_path: Path)
         ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: blockalign, bs, "),
         ("iodpeth=16", r"iodpeth: is not a fio option ssdlab knows; did you mean iodepth\b"),
         ("iodepth=0", r"iodepth: must be from 1 to 65536 \(got 0\)"),
-        ("bs=512", r"bs: must be a multiple of 4 KiB"),
-        ("bs=4k,6k", r"bs: must be a multiple of 4 KiB.*\(got 6144 = 6k\)"),
+        ("bs=1000", r"bs: must be a multiple of 512 B"),
+        ("bs=4k,6500", r"bs: must be a multiple of 512 B.*\(got 6500\)"),
         ("runtime=soon", r"runtime: 'soon' is not a time"),
     ],
 )

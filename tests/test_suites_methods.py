@@ -131,10 +131,12 @@ def test_atto_curves_rise_with_the_transfer_size_to_a_ceiling(atto_bg4: atto.Att
         assert top > 10 * mbps[0] and top > 2 * mbps[1], (d, mbps)  # far above 512 B and 4 KiB
 
 
-def test_atto_runs_sub_4k_transfers_as_4k_ios_at_the_same_rate(atto_bg4: atto.AttoResult) -> None:
+def test_atto_sub_4k_transfers_are_real_512_byte_ios(atto_bg4: atto.AttoResult) -> None:
     p512, p4k = atto_bg4.point(512), atto_bg4.point(4 * KIB)
-    assert p512.emulated and not p4k.emulated
-    assert p512.read_iops == pytest.approx(p4k.read_iops, rel=0.05)  # the same command and page per IO
+    # each 512 B read senses its page as a 4 KiB read does (or finds it in the page register) and moves an
+    # eighth of the bytes: at least as many IOs a second, far fewer MB/s
+    assert p512.read_iops >= p4k.read_iops
+    assert p512.read_mbps < p4k.read_mbps / 4
     assert p512.read_mbps == pytest.approx(p512.read_iops * 512 / 1e6)
 
 

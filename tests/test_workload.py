@@ -88,8 +88,8 @@ def test_frozen() -> None:
         ({"rwmixread": 101}, "rwmixread"),
         ({"buffer_compress_percentage": -1}, "buffer_compress_percentage"),
         ({"bs": "4q"}, "bs"),
-        ({"bs": "512"}, "bs"),
-        ({"bs": "6k"}, "bs"),
+        ({"bs": "1000"}, "bs"),  # not whole 512 B sectors
+        ({"bs": "128m"}, "bs"),  # above fio's largest
         ({"size": "lots"}, "size"),
         ({"runtime": "5 parsecs"}, "runtime"),
         ({"time_based": True}, "runtime"),

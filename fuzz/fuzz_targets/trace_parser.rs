@@ -46,7 +46,7 @@ fuzz_target!(|input: Input| {
             Ok(r) if r.cmd.op == Op::Flush => assert_eq!((r.cmd.offset, r.cmd.len), (0, 0)),
             Ok(r) => {
                 let c = r.cmd;
-                assert!(c.len > 0 && c.offset % 4096 == 0 && c.len % 4096 == 0, "{r:?}");
+                assert!(c.len > 0 && c.offset % 512 == 0 && c.len % 512 == 0, "{r:?}");
                 assert!(c.offset.checked_add(c.len).is_some_and(|end| end <= cap), "{r:?} beyond {cap}");
             }
             Err(e) => assert!(e.line > lines && !e.message.is_empty(), "{e:?}"),

@@ -317,7 +317,7 @@ class Drive:
 
     def read_data(self, offset: int | str, length: int | str) -> bytes:
         """What a read of ``length`` bytes from ``offset`` would return now, taking no simulated time
-        (for checks). Needs data on; offsets and lengths are whole 4 KiB pages."""
+        (for checks). Needs data on; offsets and lengths are whole 512 B sectors."""
         return self._drive.read_data(parse_size(offset, "offset"), parse_size(length, "length"))
 
     @classmethod
@@ -432,7 +432,7 @@ class Drive:
         publishes it), ``spc`` (the SPC format: ASU,LBA,Size,Opcode,Timestamp) or ``csv``
         (``time_us,op,offset,length`` with that header). ``timing``: ``recorded`` submits each request at
         its recorded time divided by ``speed`` (open loop); ``afap`` keeps ``iodepth`` outstanding, as do
-        traces without times. Requests are widened to whole 4 KiB pages; ones beyond the drive wrap around
+        traces without times. Requests are widened to whole 512 B sectors; ones beyond the drive wrap around
         it unless ``wrap=False``, which makes them errors. A bad line raises ``WorkloadError`` naming its
         number, unless ``skip_bad`` (then ``result.skipped_lines`` counts them). A request recorded before
         one ahead of it in the file (blkparse interleaves its CPUs) goes in when its turn comes, as the
@@ -490,8 +490,10 @@ class Drive:
         there a write without it stores zeros; elsewhere giving it is an error).
 
         ``op`` is ``read``, ``write``, ``trim`` or ``flush`` (a flush ignores offset and length and
-        completes once every acknowledged write is on flash). Offsets and lengths are whole 4 KiB pages;
-        ``fua`` makes a write complete only once it is programmed. The completion time is computed now
+        completes once every acknowledged write is on flash). Offsets and lengths are whole 512 B sectors
+        (the drive maps 4 KiB pages: part of one is read whole from flash, and a write of part of one
+        merges it, reading it first if it is on flash: ``rmw_reads``); ``fua`` makes a write complete only
+        once it is programmed. The completion time is computed now
         and is final; collect the completion with :meth:`poll` once :meth:`advance` has reached it.
 
         Examples

@@ -51,7 +51,8 @@ class Workload:
     rw : str
         ``read``, ``write``, ``randread``, ``randwrite``, ``rw``, ``randrw``, ``trim`` or ``randtrim``.
     bs : int or str
-        Block size, a multiple of 4 KiB.
+        Block size, a multiple of 512 B (a sector; the drive maps 4 KiB pages, so smaller or unaligned
+        writes read-modify-write the pages they cover in part).
     iodepth, numjobs : int
         Queue depth per job and number of jobs (CrystalDiskMark's Q and T).
     offset, size, io_size : int or str

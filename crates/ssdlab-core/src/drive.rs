@@ -17,13 +17,13 @@
 //!   arrives after the program completed reads flash. The choice is made at submission.
 
 use crate::config::DriveConfig;
-use crate::controller::{Controller, SLOT_BYTES};
+use crate::controller::{Controller, Span, SLOT_BYTES};
 use crate::data::DataStore;
 use crate::engine::{Event, EventQueue, Ns, NS_PER_US};
 use crate::error::SimError;
 use crate::host::{
     size_text, Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload,
-    WorkloadError,
+    WorkloadError, SECTOR_BYTES,
 };
 use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
@@ -252,9 +252,11 @@ impl Drive {
         let Some(store) = self.data.as_mut() else {
             return Err(WorkloadError::new("data", "the drive keeps no data (enable it first)", "off").into());
         };
+        let span = Span::of_bytes(offset, len);
         let mut out = Vec::new();
-        self.host.data_integrity_errors +=
-            store.read((offset / SLOT_BYTES) as u32, (len / SLOT_BYTES) as u32, &mut out);
+        self.host.data_integrity_errors += store.read(span.lpn, span.n, &mut out);
+        out.truncate(out.len() - span.tail as usize);
+        out.drain(..span.head as usize);
         Ok(out)
     }
 
@@ -863,8 +865,15 @@ impl Drive {
         self.background_until(now);
         let wake = self.power.wake(now);
         let start = self.queue.admit(now).saturating_add(self.cfg.host.submit_ns + wake);
-        let lpn = (cmd.offset / SLOT_BYTES) as u32;
-        let n = (cmd.len / SLOT_BYTES) as u32;
+        // the pages the command touches; a trim drops only the pages it covers whole
+        let span = match cmd.op {
+            Op::Trim => {
+                let (first, end) = (cmd.offset.div_ceil(SLOT_BYTES), (cmd.offset + cmd.len) / SLOT_BYTES);
+                Span::pages(first as u32, end.saturating_sub(first) as u32)
+            }
+            _ => Span::of_bytes(cmd.offset, cmd.len),
+        };
+        let (lpn, n) = (span.lpn, span.n);
         // with data on, whether each page's current version is on flash (what a power cut reverts to)
         self.was_durable.clear();
         if self.data.is_some() && cmd.op == Op::Write {
@@ -876,12 +885,12 @@ impl Drive {
             Op::Read => {
                 h.read_ios += 1;
                 h.read_bytes += cmd.len;
-                self.ctl.read(start, lpn, n)
+                self.ctl.read(start, span)
             }
             Op::Write => {
                 h.write_ios += 1;
                 h.write_bytes += cmd.len;
-                let acked = self.ctl.write(start, lpn, n, cmd.compress_pct)?;
+                let acked = self.ctl.write(start, span, cmd.compress_pct)?;
                 if cmd.fua {
                     acked.max(self.ctl.make_durable(acked))
                 } else {
@@ -904,16 +913,27 @@ impl Drive {
         let id = self.next_id;
         self.next_id += 1;
         if let Some(store) = &mut self.data {
-            let (lpn, n) = ((cmd.offset / SLOT_BYTES) as u32, (cmd.len / SLOT_BYTES) as u32);
             match (cmd.op, data) {
                 (Op::Write, d) => {
                     let was_durable = &self.was_durable;
                     let durable = |l: u32| was_durable[(l - lpn) as usize];
+                    let whole = span.head == 0 && span.tail == 0;
                     match d {
-                        Some(d) => store.write_tracked(lpn, d, durable),
+                        Some(d) if whole => store.write_tracked(lpn, d, durable),
                         // a write without data (every write of a run or a replay) stores zeros: no
                         // buffer of zeros is made and scanned, the pages are just dropped
-                        None => store.write_zeros_tracked(lpn, n, durable),
+                        None if whole => store.write_zeros_tracked(lpn, n, durable),
+                        // part of a page: its other sectors keep what they held
+                        d => {
+                            let mut pages = Vec::new();
+                            store.read(lpn, n, &mut pages);
+                            let at = span.head as usize;
+                            match d {
+                                Some(d) => pages[at..at + d.len()].copy_from_slice(d),
+                                None => pages[at..at + cmd.len as usize].fill(0),
+                            }
+                            store.write_tracked(lpn, &pages, durable);
+                        }
                     }
                     // tracking stays about the size of the write buffer
                     let limit = 4 * (self.cfg.controller.write_buffer_bytes() / SLOT_BYTES) as usize + 4096;
@@ -924,6 +944,8 @@ impl Drive {
                 (Op::Read, _) if keep_read_data => {
                     let mut out = Vec::new();
                     self.host.data_integrity_errors += store.read(lpn, n, &mut out);
+                    out.truncate(out.len() - span.tail as usize);
+                    out.drain(..span.head as usize);
                     self.read_payloads.insert(id, out);
                 }
                 (Op::Read, _) => self.host.data_integrity_errors += store.check(lpn, n),
@@ -954,11 +976,11 @@ impl Drive {
         let err = |field: &str, message: &str, value: u64| {
             Err(WorkloadError::new(field, message, size_text(value)))
         };
-        if !cmd.offset.is_multiple_of(SLOT_BYTES) {
-            return err("offset", "must be a multiple of 4 KiB", cmd.offset);
+        if !cmd.offset.is_multiple_of(SECTOR_BYTES) {
+            return err("offset", "must be a multiple of 512 B (a sector)", cmd.offset);
         }
-        if cmd.len == 0 || !cmd.len.is_multiple_of(SLOT_BYTES) {
-            return err("length", "must be a positive multiple of 4 KiB", cmd.len);
+        if cmd.len == 0 || !cmd.len.is_multiple_of(SECTOR_BYTES) {
+            return err("length", "must be a positive multiple of 512 B (a sector)", cmd.len);
         }
         if cmd.offset >= cap {
             return err("offset", &format!("must be below the drive's {cap} bytes"), cmd.offset);

@@ -33,7 +33,7 @@ pub use drive::{Drive, PowerCutReport, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{
     BlockSizes, Command, Completion, Distribution, FieldValue, Job, Op, Rw, Status, TraceError, TraceFormat,
-    TraceReader, TraceRecord, Workload, WorkloadError,
+    TraceReader, TraceRecord, Workload, WorkloadError, SECTOR_BYTES,
 };
 pub use stats::{Counter, Counters, Latency, RunStats, Series};
 

@@ -110,15 +110,16 @@ fn each_command_tells_its_completion_time_until_it_is_polled() {
 }
 
 #[test]
-fn commands_outside_the_drive_or_off_4k_are_refused_with_the_field_named() {
+fn commands_outside_the_drive_or_off_a_sector_are_refused_with_the_field_named() {
     let mut d = fresh();
     let cap = d.capacity_bytes();
     let field = |d: &mut Drive, c: Command| match d.submit(c) {
         Err(ssdlab_core::SimError::Workload(e)) => e.field,
         other => panic!("expected a workload error, got {other:?}"),
     };
-    assert_eq!(field(&mut d, Command::new(Op::Read, 512, 4096)), "offset");
+    assert_eq!(field(&mut d, Command::new(Op::Read, 100, 4096)), "offset");
     assert_eq!(field(&mut d, Command::new(Op::Write, 0, 0)), "length");
+    assert_eq!(field(&mut d, Command::new(Op::Write, 0, 1000)), "length");
     assert_eq!(field(&mut d, Command::new(Op::Read, cap - 4096, 8192)), "length");
     assert_eq!(field(&mut d, Command::new(Op::Trim, 4096, u64::MAX - 4095)), "length");
     assert_eq!(field(&mut d, Command::new(Op::Read, 0, 128 << 20)), "length");

@@ -12,10 +12,10 @@ anschließend gelesen", with highly compressible data):
 - ATTO's data pattern is highly compressible: it is written here as 100% compressible
   (``compressible=False`` writes random data), which matters on a compressing controller (SandForce).
 - A transfer size above the total length is left out (ATTO offers none: a 32 MiB test stops at 32 MiB).
-- The engine's smallest IO is 4 KiB: a transfer under 4 KiB is run as as many 4 KiB IOs as ATTO issues
-  (each costs one 4 KiB command and page, wrapping over the file), and its rate is that IO rate times the
-  real transfer size. Real drives merge sub-4 KiB writes in their buffer or read-modify-write them; the
-  model does neither, so the 512 B..2 KiB points are approximations (marked ``emulated``).
+- Transfers under 4 KiB are what they are: the drive maps 4 KiB pages, so the sequential 512 B..2 KiB
+  writes of a page merge in the write buffer (a page already on flash would be read first:
+  ``rmw_reads``), and each read senses its whole page (the next ones of the same NAND page come from its
+  page register).
 
 The curves rise with the transfer size (per-command costs amortised over more bytes) until the link or
 the NAND caps them. There are no published ATTO figures in the reference data; the table says so.
@@ -76,8 +76,6 @@ class AttoPoint:
     bs: int
     write_mbps: float
     read_mbps: float
-    #: Under 4 KiB: run as 4 KiB IOs (see the module notes).
-    emulated: bool
 
     @property
     def write_iops(self) -> float:
@@ -127,16 +125,13 @@ class AttoResult:
             t.add_column(col, justify="right")
         for p in self.points:
             t.add_row(
-                format_size(p.bs) + (" *" if p.emulated else ""),
+                format_size(p.bs),
                 f"{p.write_mbps:,.1f}",
                 f"{p.read_mbps:,.1f}",
                 f"{p.write_iops:,.0f}",
                 f"{p.read_iops:,.0f}",
             )
-        t.caption = (
-            "* run as 4 KiB IOs at ATTO's IO count (the twin's smallest IO; a real --target runs the same, "
-            f"to compare like with like); no published ATTO figures for {self.preset}"
-        )
+        t.caption = f"no published ATTO figures for {self.preset}"
         return [t]
 
 
@@ -165,10 +160,8 @@ def run_atto(
             total,
         )
     for bs in sizes:
-        if bs < 512 or (bs >= PAGE and bs % PAGE) or (bs < PAGE and PAGE % bs) or bs > 64 * MIB:
-            raise workload_error(
-                "sizes", f"each must be 512 B, 1 or 2 KiB, or 4 KiB pages to 64 MiB ({bs})", bs
-            )
+        if bs < 512 or bs % 512 or bs > 64 * MIB:
+            raise workload_error("sizes", f"each must be a multiple of 512 B from 512 B to 64 MiB ({bs})", bs)
     # ATTO offers no transfer size above the total length: a transfer that cannot fit the file is left out
     sizes = [bs for bs in sizes if bs <= length]
     pct = 100 if compressible else 0
@@ -177,21 +170,19 @@ def run_atto(
         if progress is not None:
             progress(i / len(sizes), f"{format_size(bs)}")
         n_ios = max(1, length // bs)
-        engine_bs = max(bs, PAGE)
-        span = max(engine_bs, length // engine_bs * engine_bs)
         rates = {}
         for rw in ("write", "read"):  # ATTO writes the file, then reads it back
             w = Workload(
                 rw=rw,
-                bs=engine_bs,
+                bs=bs,
                 iodepth=qd,
-                size=span,
-                io_size=n_ios * engine_bs,
+                size=n_ios * bs,
+                io_size=n_ios * bs,
                 buffer_compress_percentage=pct,
                 seed=run_seed(seed, "atto", rw, bs),
             )
             rates[rw] = _rate(drive.run(w), n_ios, bs)
-        points.append(AttoPoint(bs, rates["write"], rates["read"], bs < PAGE))
+        points.append(AttoPoint(bs, rates["write"], rates["read"]))
     if progress is not None:
         progress(1.0, "done")
     return AttoResult(drive.name, seed, length, qd, compressible, points, drive.config_toml())

@@ -6,9 +6,8 @@ The method (../shared/BENCHMARKS.md "GamersNexus V300"; ``reference/v300.toml [v
 - **Secure erase**, then **preconditioning**: 4 KiB random writes at QD32 over the whole drive for
   ``capacity_GB x 0.5`` minutes (60 min for 120 GB; :func:`precondition_seconds`), incompressible data.
 - **IOMETER**: 5-minute tests of 4 KiB and 1 KiB random reads and writes at QD1, QD4 and QD32 over the whole
-  drive (incompressible). The engine's smallest IO is 4 KiB: the 1 KiB tests run as 4 KiB IOs at the same
-  queue depth and report IOPS and MB/s at 1 KiB per IO (no shorter transfer, no read-modify-write: 1 KiB
-  writes read high on a drive that would read-modify-write them).
+  drive (incompressible). The drive maps 4 KiB pages: a 1 KiB read senses its whole page and moves 1 KiB,
+  a 1 KiB write read-modify-writes its page (``rmw_reads``).
 - **A file system** for the file-based tests below: the volume is formatted (or IOMETER's test file deleted)
   on Windows 7, which TRIMs the whole space the preconditioning and IOMETER wrote (our reading: the review
   preconditions "prior to initialization", i.e. before the disk gets its volume).
@@ -225,7 +224,6 @@ class GamersNexusResult:
             t.add_column(col, justify="left" if col == "test" else "right")
         for r in self.iometer:
             t.add_row(r.label, f"{r.iops:,.0f}", f"{r.mbps:,.1f}", f"{r.mean_latency_us:,.1f}")
-        t.caption = "1K rows: run as 4 KiB IOs (the engine's smallest IO), MB/s at 1 KiB per IO"
         a = Table(title=f"Anvil at {REAL_WORLD_PCT}% compressible, 8 GB file, {self.anvil_s:g} s per test")
         for col in ("test", "read MB/s", "read IOPS", "write MB/s", "write IOPS"):
             a.add_column(col, justify="left" if col == "test" else "right")
@@ -263,9 +261,8 @@ def _findings(preset: str) -> dict[str, Any] | None:
     return dict(reference.load("v300")["v300"])
 
 
-def _row(label: str, bs: int, rw: str, qd: int, res: Result, per_io: int | None = None) -> IoRow:
-    unit = bs if per_io is None else per_io
-    return IoRow(label, unit, rw, qd, res.iops, res.iops * unit / 1e6, res.latency.mean_us)
+def _row(label: str, bs: int, rw: str, qd: int, res: Result) -> IoRow:
+    return IoRow(label, bs, rw, qd, res.iops, res.iops * bs / 1e6, res.latency.mean_us)
 
 
 def copy_jobs(src: int, dst: int, n: int, seed: int) -> list[Workload]:
@@ -318,14 +315,14 @@ def run_gamersnexus(
             progress(0.3 + 0.4 * i / len(plan), f"IOMETER {label}")
         w = Workload(
             rw=rw,
-            bs=max(bs, PAGE),
+            bs=bs,
             iodepth=qd,
             size=span,
             runtime=f"{test_s}s",
             time_based=True,
             seed=run_seed(seed, "iometer", label),
         )
-        iometer.append(_row(label, PAGE, rw, qd, drive.run(w), per_io=bs))
+        iometer.append(_row(label, bs, rw, qd, drive.run(w)))
 
     # The file-based tests need a file system: Windows 7 formats the volume (or deletes IOMETER's test file),
     # and either TRIMs the space the preconditioning and IOMETER wrote. Without it the copies below would

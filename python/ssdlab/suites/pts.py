@@ -22,9 +22,9 @@ The method, as the PTS's open implementations run it (../shared/BENCHMARKS.md, "
 - **WSAT**: from purge, 4 KiB random writes in ``round_time`` rounds until ``wsat_capacity_multiple`` (4)
   x the user capacity is written; IOPS per round against time and total GB written (TGBW).
 
-The engine's smallest IO is one 4 KiB logical page, so the PTS's 512 B cells are listed as not modelled
-rather than run as something else. The total outstanding IO of IOPS, throughput and WSAT is ``numjobs x
-iodepth`` (the operator's choice in the PTS; 1 x 32 here, as ``snia-iops``).
+The 512 B cells run as 512 B IOs: the drive maps 4 KiB pages, so each reads a whole page from flash and
+each 512 B write read-modify-writes its page (``rmw_reads``). The total outstanding IO of IOPS, throughput
+and WSAT is ``numjobs x iodepth`` (the operator's choice in the PTS; 1 x 32 here, as ``snia-iops``).
 
 Scaling down (tests, a quick look): a smaller drive (``--scale-capacity-gb``, which keeps the spare share so
 GC still runs), shorter cells (``round_time``, ``--duration``), fewer rounds (``max_rounds``, ``--runs``),
@@ -38,8 +38,8 @@ Examples
 >>> res = run_pts(drive, round_time="20ms", max_rounds=5, tests=("latency",))
 >>> [(c.read_pct, c.bs) for c in res.latency.window_cells()][:3]
 [(100, 8192), (100, 4096), (100, 512)]
->>> res.latency.window_cells()[2].modelled, res.wipc_bytes == 2 * drive.capacity_bytes
-(False, True)
+>>> res.latency.window_cells()[2].ios > 0, res.wipc_bytes == 2 * drive.capacity_bytes
+(True, True)
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from ssdlab.result import REPORTED_PERCENTILES
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
 from ssdlab.suites.snia import check_rounds, needs_gc, rounds_until_steady
-from ssdlab.units import PAGE, parse_time_ns
+from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -104,12 +104,11 @@ def _mix_text(read_pct: int) -> str:
 @dataclass(frozen=True)
 class Cell:
     """One cell of a round (or of the window's average): access pattern, R/W mix and block size, and what
-    it measured. ``modelled`` is False for a block size the engine cannot issue (512 B): no figures."""
+    it measured."""
 
     pattern: str
     read_pct: int
     bs: int
-    modelled: bool = True
     iops: float = 0.0
     mbps: float = 0.0
     read_mbps: float = 0.0
@@ -129,7 +128,6 @@ class Cell:
             "pattern": self.pattern,
             "read_pct": self.read_pct,
             "bs": self.bs,
-            "modelled": self.modelled,
             "iops": self.iops,
             "mbps": self.mbps,
             "read_mbps": self.read_mbps,
@@ -146,8 +144,6 @@ def _window_cell(cells: Sequence[Cell]) -> Cell:
     """The window's figure of one cell: IOPS and MB/s averaged over the rounds, min/max over them, mean
     and percentiles IO-weighted."""
     first = cells[0]
-    if not first.modelled:
-        return first
     n = len(cells)
     ios = sum(c.ios for c in cells)
 
@@ -159,7 +155,6 @@ def _window_cell(cells: Sequence[Cell]) -> Cell:
         first.pattern,
         first.read_pct,
         first.bs,
-        True,
         sum(c.iops for c in cells) / n,
         sum(c.mbps for c in cells) / n,
         sum(c.read_mbps for c in cells) / n,
@@ -401,7 +396,6 @@ class PtsResult:
         assert test is not None
         t = Table(
             title=f"IOPS (window average, rounds {_window_span(test)}) - {test.state()} - {self.header}",
-            caption="n/m: not modelled (the engine's smallest IO is 4 KiB)",
         )
         t.add_column("block size")
         for r, _w in IOPS_MIXES:
@@ -409,7 +403,7 @@ class PtsResult:
         cells = {(c.read_pct, c.bs): c for c in test.window_cells()}
         for bs in IOPS_BLOCK_SIZES:
             row = [cells[(r, bs)] for r, _w in IOPS_MIXES]
-            t.add_row(_bs_text(bs), *(f"{c.iops:,.0f}" if c.modelled else "n/m" for c in row))
+            t.add_row(_bs_text(bs), *(f"{c.iops:,.0f}" for c in row))
         return t
 
     def rounds_table(self, test: PtsTest) -> Table:
@@ -454,9 +448,6 @@ class PtsResult:
         for col in ("IOPS", "min us", "mean us", *(f"p{p:g} us" for p in REPORTED_PERCENTILES), "max us"):
             t.add_column(col, justify="right")
         for c in test.window_cells():
-            if not c.modelled:
-                t.add_row(_mix_text(c.read_pct), _bs_text(c.bs), *["n/m"] * (4 + len(REPORTED_PERCENTILES)))
-                continue
             t.add_row(
                 _mix_text(c.read_pct),
                 _bs_text(c.bs),
@@ -510,8 +501,6 @@ def _cell(
     seed: int,
     progress: Any = None,
 ) -> Cell:
-    if bs % PAGE:
-        return Cell(pattern, read_pct, bs, modelled=False)
     if pattern == "random":
         rw = "randread" if read_pct == 100 else "randwrite" if read_pct == 0 else "randrw"
     else:
@@ -532,7 +521,6 @@ def _cell(
         pattern,
         read_pct,
         bs,
-        True,
         res.iops,
         res.bandwidth_mbps,
         res.read.mbps,
@@ -762,7 +750,7 @@ def headline(doc: Mapping[str, Any]) -> list[Headline]:
     """
     out: list[Headline] = []
     for c in _cells(doc, "iops"):
-        if c["modelled"] and c["bs"] in (4 * KiB, 128 * KiB):
+        if c["bs"] in (4 * KiB, 128 * KiB):
             out.append(
                 Headline(f"IOPS {_mix_text(c['read_pct'])} {_bs_text(c['bs'])}", number(c["iops"]), "IOPS")
             )
@@ -771,7 +759,7 @@ def headline(doc: Mapping[str, Any]) -> list[Headline]:
             what = "read" if c["read_pct"] == 100 else "write"
             out.append(Headline(f"seq {_bs_text(c['bs'])} {what}", number(c["mbps"]), "MB/s"))
     for c in _cells(doc, "latency"):
-        if c["modelled"] and c["bs"] == 4 * KiB:
+        if c["bs"] == 4 * KiB:
             for what, key in (("mean", "mean_us"), ("max", "max_us")):
                 out.append(
                     Headline(
@@ -810,7 +798,7 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
                     out.append(Curve(plot, "round", unit, wx, [avg * k] * n, series=f"{name}: {label}"))
     by_mix: dict[int, list[Mapping[str, Any]]] = {}
     for c in _cells(doc, "iops"):
-        if c["modelled"]:
+        if c.get("modelled", True):  # results saved before 512 B IOs ran have such cells, empty
             by_mix.setdefault(c["read_pct"], []).append(c)
     for r, cells in by_mix.items():
         cells = sorted(cells, key=lambda c: c["bs"])
@@ -826,7 +814,7 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
             )
         )
     for c in _cells(doc, "latency"):
-        if c["modelled"] and c["percentiles_us"]:
+        if c["percentiles_us"]:
             pcts = sorted(c["percentiles_us"].items(), key=lambda kv: float(kv[0]))
             out.append(
                 Curve(

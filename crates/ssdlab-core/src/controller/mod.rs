@@ -24,6 +24,66 @@ use write_buffer::WriteBuffer;
 /// Bytes of a logical page (LPN).
 pub const SLOT_BYTES: u64 = 4096;
 
+/// The logical pages a command touches: `n` from `lpn`, of which the host's bytes leave out the first
+/// `head` bytes of the first page and the last `tail` bytes of the last (0 and 0: whole pages). The
+/// flash side always works in whole pages; only what crosses the link is the host's own length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The first page.
+    pub lpn: Lpn,
+    /// Pages.
+    pub n: u32,
+    /// Bytes of the first page before the host's.
+    pub head: u64,
+    /// Bytes of the last page after the host's.
+    pub tail: u64,
+}
+
+impl Span {
+    /// `n` whole pages from `lpn`.
+    pub fn pages(lpn: Lpn, n: u32) -> Self {
+        Span { lpn, n, head: 0, tail: 0 }
+    }
+
+    /// The pages `len` bytes from byte `offset` touch (the range within the LPN space).
+    ///
+    /// ```
+    /// use ssdlab_core::controller::Span;
+    /// assert_eq!(Span::of_bytes(4096 + 512, 1024), Span { lpn: 1, n: 1, head: 512, tail: 2560 });
+    /// assert_eq!(Span::of_bytes(3584, 1024).n, 2);
+    /// ```
+    pub fn of_bytes(offset: u64, len: u64) -> Self {
+        let first = offset / SLOT_BYTES;
+        let end = (offset + len).div_ceil(SLOT_BYTES);
+        Span {
+            lpn: first as Lpn,
+            n: (end - first) as u32,
+            head: offset - first * SLOT_BYTES,
+            tail: end * SLOT_BYTES - (offset + len),
+        }
+    }
+
+    /// Host bytes of the span's pages `i..j`.
+    fn host_bytes(&self, i: u32, j: u32) -> u64 {
+        let mut b = u64::from(j - i) * SLOT_BYTES;
+        if i == 0 {
+            b -= self.head;
+        }
+        if j == self.n {
+            b -= self.tail;
+        }
+        b
+    }
+
+    /// The pages the span covers only in part: the first if it starts inside it, the last if it ends
+    /// inside it (once if they are the same page).
+    fn partial_pages(&self) -> impl Iterator<Item = Lpn> {
+        let first = (self.head > 0).then_some(self.lpn);
+        let last = (self.tail > 0 && (self.n > 1 || self.head == 0)).then_some(self.lpn + self.n - 1);
+        first.into_iter().chain(last)
+    }
+}
+
 /// What the controller has done, for the Result counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerCounters {
@@ -55,6 +115,9 @@ pub struct ControllerCounters {
     pub write_buffer_stall_ns: u64,
     /// Extra reads of a page whose data did not decode (`[nand.read_retry]`), host and GC reads.
     pub read_retries: u64,
+    /// Pages a host write covered only in part whose other sectors were read from flash first
+    /// (read-modify-write: the merged page is programmed whole).
+    pub rmw_reads: u64,
 }
 
 /// The controller: firmware cores, write buffer, map cache, compression engine, and the FTL and NAND it
@@ -147,8 +210,9 @@ impl Controller {
         self.cores[best.1].book(best.0, best.2, cost).1
     }
 
-    /// Read `n` LPNs from `lpn`, arriving at `now`. Returns when the last byte has reached the host.
-    pub fn read(&mut self, now: Ns, lpn: Lpn, n: u32) -> Ns {
+    /// Read the pages of `span`, arriving at `now`. Returns when the last byte has reached the host.
+    pub fn read(&mut self, now: Ns, span: Span) -> Ns {
+        let Span { lpn, n, .. } = span;
         let t = self.firmware(now, self.read_overhead);
         let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
         let t = self.map.lookup(t, lpn, n, false, io, &mut self.counters);
@@ -158,13 +222,13 @@ impl Controller {
         while i < n {
             let Some(ppn) = self.ftl.lookup(lpn + i) else {
                 self.counters.unmapped_reads += 1;
-                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, span.host_bytes(i, i + 1)));
                 i += 1;
                 continue;
             };
             if self.in_write_buffer(ppn, now) {
                 self.counters.write_buffer_hits += 1;
-                done = done.max(self.data.send_up(&mut self.link, t, 0, SLOT_BYTES));
+                done = done.max(self.data.send_up(&mut self.link, t, 0, span.host_bytes(i, i + 1)));
                 i += 1;
                 continue;
             }
@@ -188,18 +252,8 @@ impl Controller {
             // compressed data moves fewer bytes over the NAND bus, then is inflated for the host
             let stored: u32 = (i..j).map(|k| self.ftl.size_of(lpn + k)).sum();
             let nand_bytes = u64::from(stored) * u64::from(geo.slot_bytes);
-            let host_bytes = u64::from(j - i) * SLOT_BYTES;
-            let die = geo.die_of_block(block);
-            let mode = self.ftl.block(block).mode;
-            let hits = self.nand.counters.register_hits;
-            let at_controller = self.nand.host_read(die, t, block, page, mode, planes_mask, nand_bytes);
-            let (mut decoded, mut took) = self.decode(die, at_controller, nand_bytes, mode);
-            // data from the page register is what the read before sensed, after any retries it needed:
-            // it decodes at once
-            if self.nand.counters.register_hits == hits {
-                (decoded, took) =
-                    self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took);
-            }
+            let host_bytes = span.host_bytes(i, j);
+            let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
@@ -207,15 +261,48 @@ impl Controller {
         done
     }
 
-    /// Write `n` LPNs from `lpn`, arriving at `now`. Returns when the write is acknowledged: its data
+    /// A host read of the planes in `planes_mask` of page `page` in `block`, `nand_bytes` out, from `t`:
+    /// sensed (or taken from the page register), moved out, decoded, retried as it needs. Returns
+    /// (decoded at, decoder time).
+    fn read_flash(&mut self, t: Ns, block: u32, page: u32, planes_mask: u32, nand_bytes: u64) -> (Ns, Ns) {
+        let die = self.nand.geo.die_of_block(block);
+        let mode = self.ftl.block(block).mode;
+        let hits = self.nand.counters.register_hits;
+        let at_controller = self.nand.host_read(die, t, block, page, mode, planes_mask, nand_bytes);
+        let (decoded, took) = self.decode(die, at_controller, nand_bytes, mode);
+        // data from the page register is what the read before sensed, after any retries it needed:
+        // it decodes at once
+        if self.nand.counters.register_hits > hits {
+            return (decoded, took);
+        }
+        self.retry_reads(block, page, Planes::Host(planes_mask), nand_bytes, decoded, took)
+    }
+
+    /// Write the pages of `span`, arriving at `now`. Returns when the write is acknowledged: its data
     /// fetched from host memory into the write buffer, its map entries updated and the write committed by
     /// firmware. `compress_pct` is how compressible the data is (fio's buffer_compress_percentage).
     ///
     /// The data comes in a program unit at a time, each fetched once the buffer has room for it: a write
     /// larger than the buffer streams through it (the first units program while the last still cross the
     /// link) rather than crossing the link whole before any of it can go to flash.
-    pub fn write(&mut self, now: Ns, lpn: Lpn, n: u32, compress_pct: u32) -> Result<Ns, FtlError> {
+    ///
+    /// A page the write covers only in part is merged with its other sectors before it is programmed
+    /// whole: from the write buffer when its current version is there, else read from flash first
+    /// (read-modify-write, `rmw_reads`). The acknowledgement does not wait for that read; the merged
+    /// page's program does.
+    pub fn write(&mut self, now: Ns, span: Span, compress_pct: u32) -> Result<Ns, FtlError> {
+        let Span { lpn, n, .. } = span;
         let t_fw = self.firmware(now, self.write_overhead);
+        let mut merged = t_fw;
+        for l in span.partial_pages() {
+            let Some(ppn) = self.ftl.lookup(l) else { continue };
+            if !self.in_write_buffer(ppn, now) {
+                let (block, page, plane) = self.nand.geo.locate(ppn);
+                let bytes = u64::from(self.ftl.size_of(l)) * u64::from(self.nand.geo.slot_bytes);
+                merged = merged.max(self.read_flash(t_fw, block, page, 1 << plane, bytes).0);
+                self.counters.rmw_reads += 1;
+            }
+        }
         let k = self.slots_per_lpn(compress_pct);
         let chunk = (self.nand.geo.slots_per_program(CellMode::Native) / k).max(1);
         let (mut room, mut data_in) = (t_fw, t_fw);
@@ -224,11 +311,11 @@ impl Controller {
             let len = chunk.min(n - i);
             room = self.buffer.admit(t_fw, len * k);
             // the device reads the data from host memory: the request goes up, the data comes down
-            let bytes = u64::from(len) * SLOT_BYTES;
+            let bytes = span.host_bytes(i, i + len);
             let fetched = self.data.fetch_down(&mut self.link, room + self.write_fetch, bytes);
             data_in = self.engine(0, fetched, bytes);
             self.ftl.write_run(lpn + i, len, k, &mut self.ops)?;
-            self.schedule(data_in);
+            self.schedule(data_in.max(merged));
             i += len;
         }
         self.counters.write_buffer_stall_ns += room - t_fw;

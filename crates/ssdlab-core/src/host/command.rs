@@ -53,7 +53,11 @@ impl FromStr for Op {
     }
 }
 
-/// One host command. Offsets and lengths are bytes, whole 4 KiB logical pages.
+/// The smallest unit a command addresses: a 512-byte sector (NVMe's LBA). The drive maps 4 KiB logical
+/// pages; a command that covers part of one reads or read-modify-writes the whole page.
+pub const SECTOR_BYTES: u64 = 512;
+
+/// One host command. Offsets and lengths are bytes, whole 512 B sectors.
 ///
 /// ```
 /// use ssdlab_core::{Command, Op};

@@ -8,7 +8,7 @@ mod queue;
 mod trace;
 mod workload;
 
-pub use command::{Command, Completion, Op, Status};
+pub use command::{Command, Completion, Op, Status, SECTOR_BYTES};
 pub use job::Job;
 pub use offsets::{BlockSizes, Distribution};
 pub use queue::DeviceQueue;

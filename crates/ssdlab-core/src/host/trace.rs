@@ -12,7 +12,8 @@
 //!   blocks, size in bytes, opcode `r`/`w`, timestamp in seconds).
 //! - `csv`: ssdlab's own, with a header line `time_us,op,offset,length` (op read/write/trim/flush, bytes).
 //!
-//! The drive works in 4 KiB pages: a request is widened to the whole pages it touches. Requests beyond the
+//! Commands address 512 B sectors: a request is widened to the whole sectors it touches (one inside a
+//! 4 KiB page costs the drive what a partial page costs, a read or a read-modify-write of it). Requests beyond the
 //! drive's capacity wrap around it (offset modulo capacity) or are refused, as the reader is told.
 
 use super::command::{Command, Op};
@@ -110,7 +111,7 @@ impl fmt::Display for TraceError {
 type Request = (Option<f64>, Op, u64, u64);
 
 /// One request of a trace: when (ns after the trace's first request; `None` if the format has no times),
-/// and the command, already in whole 4 KiB pages inside the drive.
+/// and the command, already in whole 512 B sectors inside the drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceRecord {
     /// When, from the first request.
@@ -128,7 +129,7 @@ pub struct TraceRecord {
 /// let a = r.next().unwrap().unwrap();
 /// let b = r.next().unwrap().unwrap();
 /// assert_eq!((a.at_ns, a.cmd.op, a.cmd.len), (Some(0), Op::Write, 8192));
-/// assert_eq!((b.at_ns, b.cmd.offset, b.cmd.len), (Some(250_500), 0, 4096)); // widened to its 4 KiB page
+/// assert_eq!((b.at_ns, b.cmd.offset, b.cmd.len), (Some(250_500), 512, 1024)); // widened to its sectors
 /// assert!(r.next().is_none());
 /// ```
 pub struct TraceReader<R> {
@@ -288,7 +289,7 @@ impl<R: BufRead> TraceReader<R> {
         }
     }
 
-    /// Widen to whole 4 KiB pages, fit the drive.
+    /// Widen to whole 512 B sectors, fit the drive.
     fn place(&self, op: Op, offset: u64, len: u64) -> Result<(u64, u64), String> {
         if op == Op::Flush {
             return Ok((0, 0));
@@ -296,7 +297,7 @@ impl<R: BufRead> TraceReader<R> {
         if len == 0 {
             return Err("length must be above 0".into());
         }
-        let page = 4096;
+        let page = super::SECTOR_BYTES;
         let end = offset.checked_add(len).ok_or("offset + length overflows")?;
         let first = offset / page * page;
         let len = end.div_ceil(page) * page - first;
@@ -485,20 +486,20 @@ mod tests {
         let text = "128166372003061629,hm,1,Read,7014609920,24576,41286\n\
                     128166372003161629,hm,1,Write,4096,512,100\n";
         let r: Vec<TraceRecord> = records(text, TraceFormat::Msr).into_iter().map(Result::unwrap).collect();
-        // 7014609920 is 1 KiB into a page: the request covers 7 pages
-        assert_eq!((r[0].at_ns, r[0].cmd.len), (Some(0), 28672));
+        // byte offsets and sizes, whole sectors here: taken as they are (7014609920 is 1 KiB into a page)
+        assert_eq!((r[0].at_ns, r[0].cmd.len), (Some(0), 24576));
         assert_eq!(
             (r[1].at_ns, r[1].cmd.op, r[1].cmd.offset, r[1].cmd.len),
-            (Some(10_000_000), Op::Write, 4096, 4096)
+            (Some(10_000_000), Op::Write, 4096, 512)
         );
-        assert_eq!(r[0].cmd.offset, 7014608896 % (1 << 30), "beyond a 1 GiB drive: wrapped");
+        assert_eq!(r[0].cmd.offset, 7014609920 % (1 << 30), "beyond a 1 GiB drive: wrapped");
     }
 
     #[test]
     fn spc_lbas_are_512_byte_blocks_and_times_seconds() {
         let r = records("0,8,3584,w,0.000000\n1,16,3072,r,0.026214\n", TraceFormat::Spc);
         let r: Vec<TraceRecord> = r.into_iter().map(Result::unwrap).collect();
-        assert_eq!((r[0].cmd.op, r[0].cmd.offset, r[0].cmd.len), (Op::Write, 4096, 4096));
+        assert_eq!((r[0].cmd.op, r[0].cmd.offset, r[0].cmd.len), (Op::Write, 4096, 3584));
         assert_eq!((r[1].at_ns, r[1].cmd.op, r[1].cmd.offset), (Some(26_214_000), Op::Read, 8192));
     }
 

@@ -1,5 +1,6 @@
 //! A workload in fio's vocabulary: what one `Drive::run` does.
 
+use super::command::SECTOR_BYTES;
 use super::offsets::{BlockSizes, Distribution};
 use crate::engine::{Ns, NS_PER_US};
 use std::fmt;
@@ -260,26 +261,26 @@ impl Workload {
     pub fn problems(&self, capacity: Option<u64>) -> Vec<WorkloadError> {
         let mut found = Vec::new();
         let mut err = |f: &str, m: &str, v: String| found.push(WorkloadError::new(f, m, v));
-        let size_ok = |b: u64| b >= 4096 && b.is_multiple_of(4096) && b <= 64 << 20;
+        let size_ok = |b: u64| b >= SECTOR_BYTES && b.is_multiple_of(SECTOR_BYTES) && b <= 64 << 20;
         let mut bs_ok = size_ok(self.bs);
         if !bs_ok {
-            err("bs", "must be a multiple of 4 KiB from 4k to 64m", size_text(self.bs));
+            err("bs", "must be a multiple of 512 B (a sector) from 512 to 64m", size_text(self.bs));
         }
         if self.bs_write != 0 && !size_ok(self.bs_write) {
             bs_ok = false;
-            err("bs_write", "must be a multiple of 4 KiB from 4k to 64m (0 = bs)", size_text(self.bs_write));
+            err("bs_write", "must be a multiple of 512 B from 512 to 64m (0 = bs)", size_text(self.bs_write));
         }
         if let Some(sizes) = &self.block_sizes {
             let field = if matches!(sizes, BlockSizes::Range(..)) { "bsrange" } else { "bssplit" };
             if let Some(bad) = sizes.sizes().into_iter().find(|&b| !size_ok(b)) {
                 bs_ok = false;
-                err(field, "sizes must be multiples of 4 KiB from 4k to 64m", size_text(bad));
+                err(field, "sizes must be multiples of 512 B from 512 to 64m", size_text(bad));
             }
         }
         if self.blockalign != 0 && !size_ok(self.blockalign) {
             err(
                 "blockalign",
-                "must be a multiple of 4 KiB from 4k to 64m (0 = the block size)",
+                "must be a multiple of 512 B from 512 to 64m (0 = the block size)",
                 size_text(self.blockalign),
             );
         }
@@ -292,11 +293,11 @@ impl Workload {
         if !(1..=1_000_000).contains(&self.loops) {
             err("loops", "must be from 1 to 1000000", self.loops.to_string());
         }
-        if !self.seq_skip.is_multiple_of(4096) {
-            err("seq_skip", "must be a multiple of 4 KiB", size_text(self.seq_skip));
+        if !self.seq_skip.is_multiple_of(SECTOR_BYTES) {
+            err("seq_skip", "must be a multiple of 512 B", size_text(self.seq_skip));
         }
-        if !self.offset_increment.is_multiple_of(4096) {
-            err("offset_increment", "must be a multiple of 4 KiB", size_text(self.offset_increment));
+        if !self.offset_increment.is_multiple_of(SECTOR_BYTES) {
+            err("offset_increment", "must be a multiple of 512 B", size_text(self.offset_increment));
         }
         if !(1..=65_536).contains(&self.iodepth) {
             err("iodepth", "must be from 1 to 65536", self.iodepth.to_string());
@@ -312,8 +313,8 @@ impl Workload {
                 format!("{} x {} = {outstanding}", self.iodepth, self.numjobs),
             );
         }
-        if !self.offset.is_multiple_of(4096) {
-            err("offset", "must be a multiple of 4 KiB", size_text(self.offset));
+        if !self.offset.is_multiple_of(SECTOR_BYTES) {
+            err("offset", "must be a multiple of 512 B", size_text(self.offset));
         }
         if let Some(capacity) = capacity {
             let span = self.span(capacity);
@@ -626,8 +627,10 @@ mod tests {
         assert_eq!(size_text(64 << 20), "67108864 = 64m");
         assert_eq!(size_text(1000), "1000");
         assert_eq!(size_text(0), "0");
-        let w = Workload { bs: 3 << 10, ..Workload::default() };
-        assert_eq!(w.validate(CAP).unwrap_err().value, "3072 = 3k");
+        let w = Workload { bs: 3 << 20 | 100, ..Workload::default() };
+        assert_eq!(w.validate(CAP).unwrap_err().value, "3145828");
+        let w = Workload { bs: 65 << 20, ..Workload::default() };
+        assert_eq!(w.validate(CAP).unwrap_err().value, "68157440 = 65m");
     }
 
     #[test]

@@ -254,6 +254,9 @@ registry! {
     nand_read_retries: Events, Total,
         "Extra reads of a page whose data did not decode on an aged block (host and GC reads; [nand.read_retry]).",
         |s| s.ctl.counters.read_retries as f64;
+    rmw_reads: Events, Total,
+        "Pages a host write covered only in part whose other sectors were read from flash first (read-modify-write).",
+        |s| s.ctl.counters.rmw_reads as f64;
     gc_blocks_erased: Blocks, Total, "Blocks garbage collection erased.",
         |s| s.ctl.ftl.counters().gc_blocks_erased as f64;
     gc_page_moves: Pages, Total,
