@@ -27,6 +27,21 @@ def page(lpn: int, version: int = 0) -> bytes:
     return bytes((lpn * 7 + i + version) % 251 for i in range(PAGE))
 
 
+def test_sector_writes_change_only_their_sectors_and_reads_return_exactly_the_bytes_asked() -> None:
+    d = small()
+    d.submit("write", 0, 2 * PAGE, data=page(0) + page(1))
+    d.submit("flush", 0, 0)  # the pages go to flash: the sector writes below read them first
+    drain(d)
+    before = d.counters()["rmw_reads"]
+    d.submit("write", PAGE - 512, 1024, data=b"\x5a" * 1024)  # the last sector of page 0, the first of 1
+    drain(d)
+    assert d.counters()["rmw_reads"] - before == 2
+    rid = d.submit("read", PAGE - 1024, 2048)
+    (read,) = [c for c in drain(d) if c.id == rid]
+    assert read.data == page(0)[-1024:-512] + b"\x5a" * 1024 + page(1)[512:1024]
+    assert d.read_data(0, 2 * PAGE) == page(0)[:-512] + b"\x5a" * 1024 + page(1)[512:]
+
+
 def test_reads_return_the_last_write_and_zeros_elsewhere() -> None:
     d = small()
     for version in range(3):

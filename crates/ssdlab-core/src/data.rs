@@ -176,6 +176,18 @@ impl DataStore {
         bad
     }
 
+    /// Append the `len` bytes from byte `offset` to `out` (whole sectors of the pages they lie in),
+    /// checking each page's CRC as [`DataStore::read`] does. Returns how many failed it.
+    pub fn read_bytes(&mut self, offset: u64, len: u64, out: &mut Vec<u8>) -> u64 {
+        let page = PAGE_BYTES as u64;
+        let (first, end) = (offset / page, (offset + len).div_ceil(page));
+        let (start, skip) = (out.len(), (offset - first * page) as usize);
+        let bad = self.read(first as u32, (end - first) as u32, out);
+        out.truncate(start + skip + len as usize);
+        out.drain(start..start + skip);
+        bad
+    }
+
     /// Check the CRC of `n` stored pages from `lpn` without copying them (a read whose data nobody takes).
     /// Returns how many failed it, as [`DataStore::read`] does.
     pub fn check(&mut self, lpn: u32, n: u32) -> u64 {

@@ -252,11 +252,8 @@ impl Drive {
         let Some(store) = self.data.as_mut() else {
             return Err(WorkloadError::new("data", "the drive keeps no data (enable it first)", "off").into());
         };
-        let span = Span::of_bytes(offset, len);
         let mut out = Vec::new();
-        self.host.data_integrity_errors += store.read(span.lpn, span.n, &mut out);
-        out.truncate(out.len() - span.tail as usize);
-        out.drain(..span.head as usize);
+        self.host.data_integrity_errors += store.read_bytes(offset, len, &mut out);
         Ok(out)
     }
 
@@ -943,9 +940,7 @@ impl Drive {
                 }
                 (Op::Read, _) if keep_read_data => {
                     let mut out = Vec::new();
-                    self.host.data_integrity_errors += store.read(lpn, n, &mut out);
-                    out.truncate(out.len() - span.tail as usize);
-                    out.drain(..span.head as usize);
+                    self.host.data_integrity_errors += store.read_bytes(cmd.offset, cmd.len, &mut out);
                     self.read_payloads.insert(id, out);
                 }
                 (Op::Read, _) => self.host.data_integrity_errors += store.check(lpn, n),
