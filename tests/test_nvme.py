@@ -108,6 +108,15 @@ def test_512_byte_lbas_write_part_of_a_page_and_keep_its_other_lbas() -> None:
     assert page[2560:] == (bytes(range(256)) * 16)[2560:]
     c = nvme.write(a, 9, b"\x01" * 512)  # a partial-page write still programs a whole 4 KiB page
     assert (c.offset, c.length) == (9 * 512, 512)
+    # once the page is on flash, the drive reads it before merging the LBA in (read-modify-write)
+    nvme.submit(a, "flush")
+    while nvme.drive.outstanding:
+        nvme.drive.advance()
+        nvme.poll()
+    before = nvme.drive.counters()["rmw_reads"]
+    nvme.write(a, 2, b"\x02" * 512)
+    assert nvme.drive.counters()["rmw_reads"] - before == 1
+    assert nvme.read(a, 0, 4) == (bytes(range(256)) * 16)[:1024] + b"\x02" * 512 + b"\xff" * 512
 
 
 def test_a_trim_deallocates_the_whole_pages_it_covers_and_completes_without_them() -> None:

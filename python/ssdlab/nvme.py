@@ -114,8 +114,9 @@ def smart_log(drive: Drive) -> dict[str, int | float]:
 #: metadata. The FTL maps 4 KiB pages, so a 512-byte LBA is an eighth of a page (:meth:`Controller.submit`).
 LBA_FORMATS = (512, 4096)
 
-#: The FTL's mapping unit: namespaces are whole ranges of these pages.
-_ZEROS = bytes(PAGE)
+#: The smallest unit a command moves (the drive's sector); the media key works a sector at a time.
+SECTOR = 512
+_ZEROS = bytes(SECTOR)
 
 #: Sanitize actions (the SANACT field of the Sanitize command) by name.
 SANITIZE_ACTIONS = {"block-erase": 2, "overwrite": 3, "crypto-erase": 4}
@@ -171,8 +172,7 @@ class _Pending:
     nsid: int
     offset: int  # namespace byte offset asked for
     length: int
-    head: int  # bytes between the first whole page and the asked offset
-    first_page: int  # the drive page the command starts at
+    drive_offset: int  # where on the drive the command's bytes start
     key: bytes
 
 
@@ -463,18 +463,27 @@ class Controller:
             )
         return slba * ns.lba_bytes, nlb * ns.lba_bytes
 
-    def _keystream(self, key: bytes, page: int) -> int:
-        return int.from_bytes(hashlib.shake_128(key + page.to_bytes(8, "little")).digest(PAGE), "little")
+    def _keystream(self, key: bytes, page: int) -> bytes:
+        return hashlib.shake_128(key + page.to_bytes(8, "little")).digest(PAGE)
 
-    def _crypt(self, key: bytes, first_page: int, data: bytes, reading: bool) -> bytes:
+    def _crypt(self, key: bytes, offset: int, data: bytes, reading: bool) -> bytes:
+        """``data`` (whole sectors of the drive from byte ``offset``) XORed with the key's keystream. Read
+        back, a sector of zeros stays zeros whatever the key: never written, or deallocated."""
         out = bytearray()
-        for i in range(0, len(data), PAGE):
-            page = data[i : i + PAGE]
-            if reading and page == _ZEROS:
-                out += page  # deallocated: zeros, whatever the key
-                continue
-            plain = int.from_bytes(page, "little") ^ self._keystream(key, first_page + i // PAGE)
-            out += plain.to_bytes(PAGE, "little")
+        i = 0
+        while i < len(data):  # a page at a time: one keystream each
+            page, at = divmod(offset + i, PAGE)
+            chunk = data[i : i + PAGE - at]
+            n = len(chunk)
+            ks = self._keystream(key, page)[at : at + n]
+            xored = (int.from_bytes(chunk, "little") ^ int.from_bytes(ks, "little")).to_bytes(n, "little")
+            if reading:
+                sectors = (chunk[k : k + SECTOR] for k in range(0, n, SECTOR))
+                xored = b"".join(
+                    s if s == _ZEROS else xored[k * SECTOR : (k + 1) * SECTOR] for k, s in enumerate(sectors)
+                )
+            out += xored
+            i += n
         return bytes(out)
 
     def submit(
@@ -484,17 +493,16 @@ class Controller:
         with :meth:`poll`). ``op``: ``read``, ``write``, ``trim`` (Dataset Management deallocate) or
         ``flush``; ``slba``/``nlb`` in the namespace's LBAs.
 
-        The FTL works in whole 4 KiB pages, so a command on 512-byte LBAs that does not cover whole pages
-        is widened to them: a write of part of a page is a read-modify-write of its data (the page's other
-        LBAs keep theirs) and takes a whole page's write time (the read of the old data is not timed); a
-        trim deallocates only the whole pages it covers. With the volatile write cache off
+        The FTL maps 4 KiB pages: a write of part of one (512-byte LBAs) is the drive's read-modify-write
+        (the page's other LBAs keep theirs; a page on flash is read first, ``rmw_reads``), a trim
+        deallocates only the whole pages it covers. With the volatile write cache off
         (:meth:`set_feature`), every write is FUA: it completes once on flash."""
         if op not in ("read", "write", "trim", "flush"):
             raise self._fail("Invalid Command Opcode", "op", "must be read, write, trim or flush", op, nsid)
         self._idle_check(nsid)
         ns = self._namespace(nsid, attached=True)
         if op == "flush":
-            return self._submit_drive("flush", 0, 0, ns, 0, 0, 0, None, False)
+            return self._submit_drive("flush", 0, 0, ns, 0, None, False)
         offset, length = self._range(ns, slba, nlb)
         if op == "write" and data is not None and len(data) != length:
             raise self._fail(
@@ -505,54 +513,28 @@ class Controller:
                 nsid,
                 slba,
             )
-        first, end = offset // PAGE, -(-(offset + length) // PAGE)
-        if op == "trim":  # only the whole pages covered are deallocated (Deallocate is a hint)
-            first, end = -(-offset // PAGE), (offset + length) // PAGE
-            if end <= first:  # no whole page: nothing for the drive to do; it completes at once
-                self._synthetic += 1
-                now = self.drive.now_ns
-                self._done.append(Completion(self._synthetic, "trim", offset, length, now, now, "success"))
-                return self._synthetic
-            return self._submit_drive(
-                "trim", ns.first_page + first, max(0, end - first), ns, offset, length, 0, None, False
-            )
-        head = offset - first * PAGE
+        if op == "trim" and -(-offset // PAGE) >= (offset + length) // PAGE:
+            # no whole page to deallocate (Deallocate is a hint): nothing for the drive; it completes at once
+            self._synthetic += 1
+            now = self.drive.now_ns
+            self._done.append(Completion(self._synthetic, "trim", offset, length, now, now, "success"))
+            return self._synthetic
+        at = ns.first_page * PAGE + offset
         payload = None
         if op == "write" and self.drive.data_enabled:
-            whole = (
-                bytearray(self._read_pages(ns, first, end - first))
-                if (head or length % PAGE)
-                else bytearray((end - first) * PAGE)
-            )
-            whole[head : head + length] = data if data is not None else bytes(length)
-            payload = self._crypt(ns.key, ns.first_page + first, bytes(whole), reading=False)
+            payload = self._crypt(ns.key, at, data if data is not None else bytes(length), reading=False)
         fua = fua or (op == "write" and not self.features["volatile-write-cache"]["wce"])
-        return self._submit_drive(
-            op, ns.first_page + first, end - first, ns, offset, length, head, payload, fua
-        )
+        return self._submit_drive(op, at, length, ns, offset, payload, fua)
 
     def _submit_drive(
-        self,
-        op: str,
-        page: int,
-        pages: int,
-        ns: Namespace,
-        offset: int,
-        length: int,
-        head: int,
-        payload: bytes | None,
-        fua: bool,
+        self, op: str, at: int, length: int, ns: Namespace, offset: int, payload: bytes | None, fua: bool
     ) -> int:
         # a command takes the drive out of a non-operational state the host chose (the engine charges the
         # exit latency); it is back in the last operational one
         self.features["power-management"]["ps"] = self._operational_ps
-        cid = self.drive.submit(op, page * PAGE, pages * PAGE, fua=fua, data=payload)
-        self._pending[cid] = _Pending(ns.nsid, offset, length, head, page, ns.key)
+        cid = self.drive.submit(op, at, length, fua=fua, data=payload)
+        self._pending[cid] = _Pending(ns.nsid, offset, length, at, ns.key)
         return cid
-
-    def _read_pages(self, ns: Namespace, first: int, pages: int) -> bytes:
-        raw = self.drive.read_data((ns.first_page + first) * PAGE, pages * PAGE)
-        return self._crypt(ns.key, ns.first_page + first, raw, reading=True)
 
     def poll(self) -> list[Completion]:
         """Completions due by now, in the namespaces' terms: ``offset`` and ``length`` are the namespace's
@@ -566,7 +548,7 @@ class Controller:
             return c
         data = c.data
         if data is not None:
-            data = self._crypt(p.key, p.first_page, data, reading=True)[p.head : p.head + p.length]
+            data = self._crypt(p.key, p.drive_offset, data, reading=True)
         return c._replace(offset=p.offset, length=p.length, data=data)
 
     def _wait(self, cid: int) -> Completion:

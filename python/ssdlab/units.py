@@ -36,7 +36,7 @@ KIB = 1 << 10
 MIB = 1 << 20
 GIB = 1 << 30
 GB = 10**9
-#: Bytes of one logical page (an LPN): the engine's smallest IO.
+#: Bytes of one logical page (an LPN): what the FTL maps (commands address 512 B sectors).
 PAGE = 4096
 
 _SIZE_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
