@@ -84,6 +84,18 @@ def test_an_image_copied_onto_the_twin_reads_back_identical(tmp_path: Path) -> N
     assert back.read_bytes() == image.read_bytes()
 
 
+def test_a_drive_export_takes_512_byte_requests_into_its_pages() -> None:
+    # a sector inside a page written whole: the page keeps its other seven sectors (qemu-io exits 1 on a
+    # pattern that does not read back)
+    io = (
+        'qemu-io -f raw -c "write -P 0x5a 0 4096" -c "write -P 0x33 1536 512" -c "read -P 0x5a 0 1536" '
+        '-c "read -P 0x33 1536 512" -c "read -P 0x5a 2048 2048" "$uri"'
+    )
+    p = serve("free", io)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "Pattern verification failed" not in p.stdout
+
+
 def test_realtime_replies_are_never_earlier_than_the_twins_completions() -> None:
     job = (
         'fio --ioengine=nbd --uri="$uri" --output-format=json --name=fill --rw=write --bs=1m --size=128m '

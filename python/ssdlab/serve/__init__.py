@@ -114,7 +114,7 @@ class NamespaceIO:
     (``submit``, ``completion_ns``, ``advance``, ``poll``, ``now_ns``, ``capacity_bytes``, ``counters``,
     ``name``) in the namespace's bytes: an offset and a length become LBAs of the namespace and the
     command goes through the controller (its range checks, its media key). Offsets and lengths must be
-    whole LBAs: the plugin's whole 4 KiB pages are, in either LBA format.
+    whole LBAs (``lba_bytes``): the plugin widens requests to them.
 
     Examples
     --------

@@ -18,9 +18,9 @@ Every request becomes one command on the twin, with the twin's data store on:
 * ``free``: replies as soon as the twin has computed them; the simulated clock moves only to each
   completion (requests overlap only when they arrive while the clock stands still).
 
-Requests not on 4 KiB boundaries are widened to whole pages (a write of part of a page reads the page
-first, as a drive's read-modify-write does). A namespace starts on a page and holds whole pages, so a
-namespace of 512-byte LBAs takes 512-byte requests the same way.
+Requests go to the twin in whole 512-byte sectors (a namespace's export: in whole LBAs of its format);
+one that is not is widened to them, and a write of part of a sector reads it first. Within the twin a
+write of part of a 4 KiB page is the drive's own read-modify-write (``rmw_reads``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 
 API_VERSION = 2
 PAGE = 4096
+SECTOR = 512
 
 _keys: dict[str, list[str]] = {}
 _state: dict[str, Any] = {}
@@ -161,8 +162,11 @@ def _sleep_until(wall_ns: int) -> None:
 
 
 def _span(offset: int, count: int) -> tuple[int, int]:
-    start = offset - offset % PAGE
-    end = -(-(offset + count) // PAGE) * PAGE
+    """The request widened to whole blocks of the export: the drive's 512-byte sectors, or the LBAs of
+    the namespace it is."""
+    unit = getattr(_state["drive"], "lba_bytes", SECTOR)
+    start = offset - offset % unit
+    end = -(-(offset + count) // unit) * unit
     return start, end - start
 
 
