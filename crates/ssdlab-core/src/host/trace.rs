@@ -297,10 +297,10 @@ impl<R: BufRead> TraceReader<R> {
         if len == 0 {
             return Err("length must be above 0".into());
         }
-        let page = super::SECTOR_BYTES;
+        let sector = super::SECTOR_BYTES;
         let end = offset.checked_add(len).ok_or("offset + length overflows")?;
-        let first = offset / page * page;
-        let len = end.div_ceil(page) * page - first;
+        let first = offset / sector * sector;
+        let len = end.div_ceil(sector) * sector - first;
         if len > crate::drive::MAX_TRANSFER && op != Op::Trim {
             return Err(format!("length {len} is above the most one command moves (64 MiB)"));
         }
@@ -313,9 +313,9 @@ impl<R: BufRead> TraceReader<R> {
                 self.capacity
             ));
         }
-        let pages = self.capacity / page;
-        let wrapped = (first / page) % pages * page;
-        // a request that would straddle the end starts at page 0 instead
+        let sectors = self.capacity / sector;
+        let wrapped = (first / sector) % sectors * sector;
+        // a request that would straddle the end starts at the drive's start instead
         Ok((if wrapped + len > self.capacity { 0 } else { wrapped }, len))
     }
 }
