@@ -98,7 +98,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := toml_loader set_override stepping trace_parser workload
 fuzz:
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-	mkdir -p $(addprefix fuzz/seeds/,$(FUZZ_TARGETS))
+	mkdir -p $(addprefix fuzz/seeds/,$(FUZZ_TARGETS)) fuzz/seeds/toml_loader
 	cp python/ssdlab/presets/*.toml fuzz/seeds/toml_loader/  # toml_loader starts from the presets
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		mkdir -p corpus/$$t && cargo +nightly fuzz run -O $$t corpus/$$t seeds/$$t -- -max_total_time=$(FUZZ_SECONDS) \
