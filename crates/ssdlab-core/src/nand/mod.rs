@@ -346,9 +346,7 @@ impl Nand {
         bytes: u64,
     ) -> Ns {
         let d = die as usize;
-        let held =
-            if self.registers.is_empty() { None } else { self.register_hit(d, block, page, planes_mask) };
-        let Some(held) = held else {
+        let Some(held) = self.register_hit(d, block, page, planes_mask) else {
             return self.host_sense(die, ready, block, page, mode, planes_mask, bytes);
         };
         self.counters.register_hits += 1;
@@ -382,20 +380,19 @@ impl Nand {
         bytes: u64,
     ) -> Ns {
         let sensed = self.sense(die, ready, page, mode, planes_mask, bytes);
-        if !self.registers.is_empty() {
-            self.hold(die as usize, planes_mask, (block, page, sensed));
-        }
+        self.hold(die as usize, planes_mask, (block, page, sensed));
         self.channel_out(die, sensed, planes_mask.count_ones(), bytes)
     }
 
     /// When the page registers of `planes_mask` on die `d` came to hold page `page` of `block`, if they
     /// still do: the read that put it there is the last operation booked on the die (with
     /// `independent_plane_read`: on each of those planes, and after the die's last whole-die operation).
+    /// None without registers (suspension or read priority).
     fn register_hit(&self, d: usize, block: u32, page: u32, planes_mask: u32) -> Option<Ns> {
         let first = d * self.geo.planes as usize;
         let mut held = 0;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
-            let (b, p, end) = self.registers[first + plane]?;
+            let (b, p, end) = (*self.registers.get(first + plane)?)?;
             let last = match self.plane_free.get(first + plane) {
                 None => self.dies[d].free_at,
                 Some(tl) => tl.end().max(self.array_free[d]),
@@ -408,11 +405,14 @@ impl Nand {
         Some(held)
     }
 
-    /// The planes in `planes_mask` of die `d` hold (block, page) from a read booked to end at the third.
+    /// The planes in `planes_mask` of die `d` hold (block, page) from a read booked to end at the third
+    /// (nothing without registers).
     fn hold(&mut self, d: usize, planes_mask: u32, held: (u32, u32, Ns)) {
         let first = d * self.geo.planes as usize;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
-            self.registers[first + plane] = Some(held);
+            if let Some(r) = self.registers.get_mut(first + plane) {
+                *r = Some(held);
+            }
         }
     }
 
