@@ -89,6 +89,10 @@ def configurations() -> tuple[list[Config], list[str]]:
     ):
         if loc != location:
             candidates.append(Config(label, {"controller.map_cache.location": loc}))
+    if config_value(base, "controller.map_cache.map_reads_in_flight"):
+        candidates.append(
+            Config("map reads in flight unlimited", {"controller.map_cache.map_reads_in_flight": 0})
+        )
     # HMB off with the SRAM caching whole map pages (each miss reading all their codewords), not pieces
     if config_value(base, "controller.map_cache.sram_segment_kib"):
         candidates.append(

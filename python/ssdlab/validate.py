@@ -52,10 +52,12 @@ from typing import Any
 from ssdlab import reference
 from ssdlab.drive import Drive, Overrides, parse_overrides
 from ssdlab.errors import config_error, near_hint, workload_error
+from ssdlab.precondition import write_span
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
 from ssdlab.units import GB
+from ssdlab.workload import Workload
 
 __all__ = [
     "Context",
@@ -693,6 +695,22 @@ def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
         "as-ssd",
         lambda: _as_ssd.run_as_ssd(ctx.drive(), max_time=cap, access_time=acc, compression_steps=()),
     )
+
+
+#: ASCII.jp's TxBENCH test: the largest access range, written first, and the time read at each.
+_TXBENCH_RANGE = 64 * GB
+
+
+@method("txbench", "rand_read_hmb_off_MBps")
+def _txbench(fig: Figure, ctx: Context) -> Measured:
+    span, (ramp, run) = _TXBENCH_RANGE, ("0.2s", "0.5s") if ctx.quick else ("1s", "5s")
+    overrides = {**dict(parse_overrides(ctx.overrides)), **_anandtech.HMB_OFF}
+    d = Drive.from_preset(ctx.preset, set=overrides)
+    write_span(d, 0, span)
+    w = Workload(rw="randread", bs="4k", iodepth=32, size=span, runtime=run, ramp_time=ramp, time_based=True)
+    mbps = d.run(w).iops * 4096 / 1e6
+    how = f"{span // GB} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB off"
+    return Measured(mbps, "MB/s", how)
 
 
 @method("as_ssd", "seq_read_MBps")

@@ -554,3 +554,34 @@ fn a_sequential_stream_misses_once_per_sram_piece() {
         assert_eq!(reads, (2 * GIB / span_per_miss) as f64, "piece {piece} KiB");
     }
 }
+
+#[test]
+fn map_reads_in_flight_bound_the_misses_a_second() {
+    // 64 KiB of SRAM covers 64 MiB; random 4 KiB reads at QD32 over 4 GiB miss ~98% of the time. Each
+    // map-page read holds one of the controller's entries at least the SLC sense time (bg4-1tb: 30 us),
+    // so N entries read at most N / 30 us map pages a second, however many dies could sense them.
+    let misses_per_s = |n: &str| {
+        let mut d = small(
+            "16",
+            &[
+                ("controller.map_cache.location", "sram"),
+                ("controller.map_cache.sram_size_kib", "64"),
+                ("controller.map_cache.map_reads_in_flight", n),
+            ],
+        );
+        fill(&mut d, 4 * GIB);
+        let r = run(&mut d, randread(4 * GIB, 256 * MIB, 32, 3));
+        r.counters[C::map_misses] / (r.stats.elapsed_ns() as f64 / 1e9)
+    };
+    let (one, two, four, unlimited) =
+        (misses_per_s("1"), misses_per_s("2"), misses_per_s("4"), misses_per_s("0"));
+    eprintln!("map misses a second: 1 entry {one:.0}, 2 {two:.0}, 4 {four:.0}, no limit {unlimited:.0}");
+    let bound = 1e9 / us_to_ns(30.0) as f64;
+    for (n, got) in [(1.0, one), (2.0, two), (4.0, four)] {
+        assert!(got <= n * bound, "{n} entries: {got:.0} misses/s over the {:.0} bound", n * bound);
+    }
+    // the entries are the bottleneck: twice the entries, nearly twice the misses (a map read may wait
+    // behind a data read on its die); with no limit more still
+    assert!((1.7..=2.0).contains(&(two / one)), "1 entry {one:.0}, 2 entries {two:.0}");
+    assert!(unlimited > 1.3 * four, "4 entries {four:.0}, no limit {unlimited:.0}");
+}

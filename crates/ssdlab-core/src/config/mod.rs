@@ -183,6 +183,9 @@ pub struct MapCacheConfig {
     /// Planes one map-page or journal program covers: 1 = each NAND page its own program (DFTL writes
     /// translation pages one at a time), `nand.planes_per_die` (or more) = paired into multi-plane programs.
     pub map_program_planes: u32,
+    /// Map-page reads from NAND the controller keeps in flight at once (its table of outstanding misses);
+    /// a miss while all are out waits for the first to finish (0 = no limit).
+    pub map_reads_in_flight: u32,
 }
 
 /// The controller's firmware, write buffer and mapping cache.

@@ -213,6 +213,7 @@ impl DriveConfig {
             m.sram_segment_kib,
         );
         c.range_u("controller.map_cache.prefetch_pages", m.prefetch_pages.into(), 0, 256);
+        c.range_u("controller.map_cache.map_reads_in_flight", m.map_reads_in_flight.into(), 0, 4096);
         c.range_f("controller.map_cache.hmb_ecc_single_bit_rate", m.hmb_ecc_single_bit_rate, 0.0, 1.0);
         c.range_f("controller.map_cache.hmb_ecc_double_bit_rate", m.hmb_ecc_double_bit_rate, 0.0, 1.0);
         c.check(

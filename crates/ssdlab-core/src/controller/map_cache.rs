@@ -24,6 +24,9 @@
 //! `map page / dies % planes`, `tR + bus transfer` of the codewords holding the cached unit, then their
 //! decode on the channel's LDPC, as host data),
 //! unless the map page has never been written to flash (a fresh drive: the controller builds it empty).
+//! The controller tracks at most `map_reads_in_flight` such reads at once (0 = no limit): a miss while
+//! all its entries are out waits for the first to come free, so at high queue depth misses cost that
+//! many reads per read time however many dies could sense them.
 //! On a miss the next `prefetch_pages` map pages are loaded too (each one NAND read on its own die, in
 //! parallel; the command waits only for its own). Host writes dirty the map pages they touch; a dirty
 //! map page evicted from the cache is written back to NAND (for `hmb` it first comes down the link):
@@ -124,6 +127,9 @@ pub struct MapCache {
     pending_bytes: u64,
     pending_ready: Ns,
     next_die: u32,
+    /// When each of the controller's outstanding-miss entries (`map_reads_in_flight`) is free again;
+    /// empty = no limit.
+    miss_free_at: Vec<Ns>,
 }
 
 impl MapCache {
@@ -194,6 +200,7 @@ impl MapCache {
             pending_bytes: 0,
             pending_ready: 0,
             next_die: 0,
+            miss_free_at: vec![0; c.map_reads_in_flight as usize],
         }
     }
 
@@ -436,6 +443,9 @@ impl MapCache {
         c: &mut ControllerCounters,
     ) -> Ns {
         c.map_pages_read += 1;
+        // the read takes an outstanding-miss entry, the first to come free, until its entries are decoded
+        let entry = (0..self.miss_free_at.len()).min_by_key(|&i| self.miss_free_at[i]);
+        let t = entry.map_or(t, |i| t.max(self.miss_free_at[i]));
         // map pages are striped over dies, then planes, as the log head writes them: no plane is hot
         // (the pieces of one map page share it)
         let page = mp >> self.pieces_shift;
@@ -444,7 +454,11 @@ impl MapCache {
         let at = io.nand.read_suspending(die, t, 0, CellMode::Slc, 1 << plane, bytes);
         let bus = io.nand.timing.bus_ns(bytes);
         let channel = io.nand.geo.channel_of(die);
-        io.data.decode(channel, at, bus, bytes, CellMode::Slc).0
+        let decoded = io.data.decode(channel, at, bus, bytes, CellMode::Slc).0;
+        if let Some(i) = entry {
+            self.miss_free_at[i] = decoded;
+        }
+        decoded
     }
 
     /// Bring map page `mp` into the cache from `t`, evicting the least recently used one if full.
