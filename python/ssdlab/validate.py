@@ -697,6 +697,18 @@ def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
     )
 
 
+@method("ascii_cdm", "seq_read_MBps", "seq_write_MBps")
+def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
+    quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
+    hmb = {**dict(parse_overrides(ctx.overrides)), "controller.map_cache.hmb_size_mib": 61}
+    res = ctx.once(
+        "cdm6-1g-hmb61",
+        lambda: _cdm.run_cdm(Drive.from_preset(ctx.preset, set=hmb), version="6", test_size="1g", **quick),
+    )
+    value, unit = _cdm.reference_value(res, fig.key)
+    return Measured(value, unit, "CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default 61 MiB")
+
+
 #: ASCII.jp's TxBENCH test: the largest access range, written first, and the time read at each.
 _TXBENCH_RANGE = 64 * GB
 
