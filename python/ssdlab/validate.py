@@ -709,7 +709,7 @@ def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
     return Measured(value, unit, "CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default 61 MiB")
 
 
-#: ASCII.jp's TxBENCH test: the largest access range, written first, and the time read at each.
+#: The largest access range of ASCII.jp's TxBENCH test (1 to 64 GB), where its HMB-off figure is read.
 _TXBENCH_RANGE = 64 * GB
 
 
