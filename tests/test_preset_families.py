@@ -73,7 +73,9 @@ def differing(a: str, b: str) -> set[str]:
                 # the decoder scaled to the slower BiCS3 channel
                 | {"controller.data_path.ldpc_mbps", "controller.data_path.ldpc_native_mbps"}
                 # the BG4's interleaved-folding policy and plane reads (families/bg4.toml) are not the BG3's
-                | {"ftl.slc_cache.fold_above_fill", "nand.independent_plane_read"},
+                | {"ftl.slc_cache.fold_above_fill", "nand.independent_plane_read"}
+                # nor the temperatures the BG4 reports, which it throttles at
+                | {"thermal.tmt1_c", "thermal.tmt2_c"},
             )
             for bg3 in ("bg3-128gb", "bg3-256gb", "bg3-512gb")
         ],
