@@ -120,6 +120,19 @@ def atto_bg4() -> atto.AttoResult:
     return atto.run_atto(Drive.from_preset("bg4-1tb", capacity_gb=8), total="32m", sizes=sizes)
 
 
+def test_atto_prints_a_reviews_tops_beside_the_models(atto_bg4: atto.AttoResult) -> None:
+    # bg4-1tb has KitGuru's ATTO tops in the reference data; the table is the run's highest rates
+    beside = {b.key: b for b in atto.published_figures(atto_bg4)}
+    assert beside["atto.read_top_MBps"].published == 2422
+    assert beside["atto.read_top_MBps"].model == max(p.read_mbps for p in atto_bg4.points)
+    assert beside["atto.write_top_MBps"].model == max(p.write_mbps for p in atto_bg4.points)
+    assert len(atto_bg4.tables()) == 2
+    other = atto.AttoResult("sn520-128gb", 1, atto.TOTAL, atto.QD, True, atto_bg4.points, "")
+    assert atto.published_figures(other) == []
+    (table,) = other.tables()
+    assert table.caption == "no published ATTO figures for sn520-128gb"
+
+
 def test_atto_curves_rise_with_the_transfer_size_to_a_ceiling(atto_bg4: atto.AttoResult) -> None:
     for d in ("read", "write"):
         mbps = [getattr(p, f"{d}_mbps") for p in atto_bg4.points]

@@ -56,7 +56,7 @@ from ssdlab.precondition import write_span
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
-from ssdlab.units import GB
+from ssdlab.units import GB, format_size
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -463,6 +463,7 @@ def in_sample(fig: Figure) -> bool:
 
 from ssdlab.suites import anandtech as _anandtech  # noqa: E402  (the suites import nothing from here)
 from ssdlab.suites import as_ssd as _as_ssd  # noqa: E402
+from ssdlab.suites import atto as _atto  # noqa: E402
 from ssdlab.suites import cdm as _cdm  # noqa: E402
 from ssdlab.suites import dbmix as _dbmix  # noqa: E402
 from ssdlab.suites import fill as _fill  # noqa: E402
@@ -695,6 +696,14 @@ def _as_ssd_run(ctx: Context) -> _as_ssd.AsSsdResult:
         "as-ssd",
         lambda: _as_ssd.run_as_ssd(ctx.drive(), max_time=cap, access_time=acc, compression_steps=()),
     )
+
+
+@method("atto", "read_top_MBps", "write_top_MBps")
+def _atto_top(fig: Figure, ctx: Context) -> Measured:
+    total = "32m" if ctx.quick else _atto.TOTAL
+    res = ctx.once("atto", lambda: _atto.run_atto(ctx.drive(), total=total))
+    (b,) = [b for b in _atto.published_figures(res) if b.key == fig.name]
+    return Measured(b.model, "MB/s", f"ATTO, {format_size(res.total)} at QD{res.qd}: top over transfer sizes")
 
 
 @method("ascii_cdm", "seq_read_MBps", "seq_write_MBps")

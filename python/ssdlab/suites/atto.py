@@ -18,7 +18,8 @@ anschließend gelesen", with highly compressible data):
   page register).
 
 The curves rise with the transfer size (per-command costs amortised over more bytes) until the link or
-the NAND caps them. There are no published ATTO figures in the reference data; the table says so.
+the NAND caps them. Where the reference data has a review's ATTO tops (``[atto]``: bg4-1tb, KitGuru) they are
+printed beside the model's.
 
 Examples
 --------
@@ -37,12 +38,14 @@ from typing import Any
 
 from rich.table import Table
 
+from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import KIB, MIB, PAGE, format_size, parse_size
 from ssdlab.workload import Workload
 
@@ -131,8 +134,31 @@ class AttoResult:
                 f"{p.write_iops:,.0f}",
                 f"{p.read_iops:,.0f}",
             )
-        t.caption = f"no published ATTO figures for {self.preset}"
-        return [t]
+        beside = published_figures(self)
+        if not beside:
+            t.caption = f"no published ATTO figures for {self.preset}"
+            return [t]
+        return [t, published_table(f"Against the published ATTO figures for {self.preset}", beside)]
+
+
+def published_figures(res: AttoResult) -> list[Beside]:
+    """The reference's ATTO tops for the drive (``[atto]``) beside the run's highest read and write rates.
+
+    Examples
+    --------
+    >>> pts = [AttoPoint(4096, 900.0, 1000.0), AttoPoint(1 << 20, 1800.0, 2300.0)]
+    >>> [(b.key, b.model) for b in published_figures(AttoResult("bg4-1tb", 1, TOTAL, QD, True, pts, ""))]
+    [('atto.read_top_MBps', 2300.0), ('atto.write_top_MBps', 1800.0)]
+    """
+    fig = (reference.figures(res.preset) or {}).get("atto")
+    if fig is None:
+        return []
+    tops = {d: max((getattr(p, f"{d}_mbps") for p in res.points), default=None) for d in ("read", "write")}
+    return [
+        Beside(f"atto.{d}_top_MBps", fig[f"{d}_top_MBps"], tops[d], "MB/s")
+        for d in ("read", "write")
+        if f"{d}_top_MBps" in fig
+    ]
 
 
 def _rate(res: Result, n_ios: int, bs: int) -> float:
