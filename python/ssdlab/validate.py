@@ -595,10 +595,7 @@ def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     test = "sustained_seq_read" if fig.key.startswith("seq") else "sustained_rand_read"
     a, b = bg4.get(test), bg3.get(test)
 
-    def watts(r: _anandtech.Outcome) -> float:  # AnandTech's power score: the mean of QD1, QD2 and QD4
-        return sum(p.avg_w for p in r.qd if p.qd in (1, 2, 4)) / 3
-
-    wa, wb = watts(a), watts(b)
+    wa, wb = _qd124_watts(a), _qd124_watts(b)
     power = wa / wb - 1
     how = f"AnandTech {test.replace('_', ' ')}, MB/s and W as means of QD1/2/4, {ctx.preset} against {_RC100}"
     if test == "sustained_seq_read":
@@ -609,6 +606,39 @@ def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
         f"{power:+.0%} (pass: faster and power within 10%)"
     )
     return Measured(text, "", how + "; check", passed=a.mbps > b.mbps and abs(power) <= 0.10)
+
+
+def _qd124_watts(r: _anandtech.Outcome) -> float:
+    """AnandTech's power score of a sustained test: the mean of the QD1, QD2 and QD4 averages."""
+    return sum(p.avg_w for p in r.qd if p.qd in (1, 2, 4)) / 3
+
+
+def _sustained_rand_read(ctx: Context, preset: str) -> _anandtech.Outcome:
+    """AnandTech's sustained 4 KiB random read of ``preset`` (HMB as the preset has it), run once."""
+    res = ctx.once(
+        f"anandtech-rand-read-{preset}",
+        lambda: _anandtech.run_anandtech(
+            ctx.drive(preset=preset),
+            tests=["sustained_rand_read"],
+            max_gb=2.0 if ctx.quick else 32.0,
+            hmb_off=False,
+        ),
+    )
+    return res.get("sustained_rand_read")  # type: ignore[no-any-return]
+
+
+@method("anandtech", "sustained_rand_read_power_W")
+def _sustained_rand_read_power(fig: Figure, ctx: Context) -> Measured:
+    w = _qd124_watts(_sustained_rand_read(ctx, ctx.preset))
+    return Measured(w, "W", "AnandTech sustained 4 KiB random read, 64 GB span: average W, mean of QD1/2/4")
+
+
+@method("anandtech", "sustained_rand_read_vs_rc100")
+def _sustained_rand_read_vs_rc100(fig: Figure, ctx: Context) -> Measured:
+    a, b = _sustained_rand_read(ctx, ctx.preset), _sustained_rand_read(ctx, _RC100)
+    text = f"{a.mbps:,.1f} MB/s against the RC100's ({_RC100}) {b.mbps:,.1f} (pass: faster)"
+    how = f"AnandTech sustained 4 KiB random read, 64 GB span, mean of QD1/2/4, against {_RC100}; check"
+    return Measured(text, "", how, passed=a.mbps > b.mbps)
 
 
 def _fill_run(ctx: Context, hmb_off: bool = False) -> tuple[_fill.FillResult, str]:
