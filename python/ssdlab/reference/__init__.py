@@ -141,7 +141,7 @@ def fill_curve_drives() -> list[str]:
     Examples
     --------
     >>> fill_curve_drives()
-    ['am610-128gb', 'bc501a-128gb', 'bg4-128gb', 'cl1-128gb', 'sn520-128gb']
+    ['am610-128gb', 'bc501a-128gb', 'bg4-128gb', 'cl1-128gb', 'sn500-250gb', 'sn520-128gb']
     """
     return [n for n in names() if "curve" in load(n).get("fill", {})]
 
