@@ -749,41 +749,43 @@ def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
     return Measured(value, unit, "CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default 61 MiB")
 
 
-#: The largest access range of ASCII.jp's TxBENCH test (1 to 64 GB), where its HMB-off figure is read.
-_TXBENCH_RANGE = 64 * GB
+#: ASCII.jp's TxBENCH test: its access ranges, GB, each read over data written across the largest first.
+_TXBENCH_SPANS = (1, 2, 4, 8, 16, 32, 48, 64)
+
+
+def _txbench_drive(ctx: Context, overrides: dict[str, object]) -> Drive:
+    """The context's preset with ``overrides``, TxBENCH's largest range written 128 KiB at QD32."""
+    d = Drive.from_preset(ctx.preset, set={**dict(parse_overrides(ctx.overrides)), **overrides})
+    write_span(d, 0, _TXBENCH_SPANS[-1] * GB)
+    return d
+
+
+def _txbench_read(d: Drive, gb: int, ramp: str, run: str) -> float:
+    """MB/s of TxBENCH's 4 KiB random reads at QD32 over the first ``gb`` GB of ``d`` (a clone is read)."""
+    w = Workload(
+        rw="randread", bs="4k", iodepth=32, size=gb * GB, runtime=run, ramp_time=ramp, time_based=True
+    )
+    return float(d.clone().run(w).iops * 4096 / 1e6)
 
 
 @method("txbench", "rand_read_hmb_off_MBps")
 def _txbench(fig: Figure, ctx: Context) -> Measured:
-    span, (ramp, run) = _TXBENCH_RANGE, ("0.2s", "0.5s") if ctx.quick else ("1s", "5s")
-    overrides = {**dict(parse_overrides(ctx.overrides)), **_anandtech.HMB_OFF}
-    d = Drive.from_preset(ctx.preset, set=overrides)
-    write_span(d, 0, span)
-    w = Workload(rw="randread", bs="4k", iodepth=32, size=span, runtime=run, ramp_time=ramp, time_based=True)
-    mbps = d.run(w).iops * 4096 / 1e6
-    how = f"{span // GB} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB off"
-    return Measured(mbps, "MB/s", how)
-
-
-#: TxBENCH's access ranges, GB.
-_TXBENCH_SPANS = (1, 2, 4, 8, 16, 32, 48, 64)
+    ramp, run = ("0.2s", "0.5s") if ctx.quick else ("1s", "5s")
+    gb = _TXBENCH_SPANS[-1]
+    mbps = _txbench_read(_txbench_drive(ctx, _anandtech.HMB_OFF), gb, ramp, run)
+    return Measured(
+        mbps, "MB/s", f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB off"
+    )
 
 
 def _txbench_fast_span(ctx: Context, hmb_mib: int) -> tuple[int, list[float]]:
-    """The largest TxBENCH range whose 4 KiB QD32 random reads stay within 10% of the 1 GB range's, with
-    ``hmb_mib`` of HMB, and the MB/s of every range."""
+    """The largest TxBENCH range whose reads stay within 10% of the 1 GB range's with ``hmb_mib`` of HMB, and
+    the MB/s of every range."""
 
     def measure() -> tuple[int, list[float]]:
-        hmb = {**dict(parse_overrides(ctx.overrides)), "controller.map_cache.hmb_size_mib": hmb_mib}
-        d = Drive.from_preset(ctx.preset, set=hmb)
-        write_span(d, 0, _TXBENCH_RANGE)
+        d = _txbench_drive(ctx, {"controller.map_cache.hmb_size_mib": hmb_mib})
         ramp, run = ("0.1s", "0.3s") if ctx.quick else ("0.5s", "2s")
-        mbps = []
-        for gb in _TXBENCH_SPANS:
-            w = Workload(
-                rw="randread", bs="4k", iodepth=32, size=gb * GB, runtime=run, ramp_time=ramp, time_based=True
-            )
-            mbps.append(d.clone().run(w).iops * 4096 / 1e6)
+        mbps = [_txbench_read(d, gb, ramp, run) for gb in _TXBENCH_SPANS]
         fast = itertools.takewhile(lambda gv: gv[1] >= 0.9 * mbps[0], zip(_TXBENCH_SPANS, mbps, strict=True))
         return max(gb for gb, _ in fast), mbps
 
