@@ -575,26 +575,23 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
 _RC100 = "bg3-512gb"
 
 
-def _rc100_run(ctx: Context) -> _anandtech.AnandTechResult:
-    """The BG3's sustained sequential and random reads (HMB on), for the BG4 review's comparisons with it."""
-    return ctx.once(  # type: ignore[no-any-return]
-        "anandtech-rc100",
+def _sustained(ctx: Context, preset: str, test: str) -> _anandtech.Outcome:
+    """AnandTech's sustained ``test`` on ``preset`` (HMB as the preset has it), run once."""
+    res = ctx.once(
+        f"anandtech-{test}-{preset}",
         lambda: _anandtech.run_anandtech(
-            ctx.drive(preset=_RC100),
-            tests=["sustained_seq_read", "sustained_rand_read"],
-            max_gb=2.0 if ctx.quick else 32.0,
-            hmb_off=False,
+            ctx.drive(preset=preset), tests=[test], max_gb=2.0 if ctx.quick else 32.0, hmb_off=False
         ),
     )
+    return res.get(test)  # type: ignore[no-any-return]
 
 
 @method("anandtech", "seq_read_power_vs_bg3", "sustained_rand_read_vs_bg3")
 def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     """AnandTech's BG4 against the BG3-based RC100 (``bg3-512gb``). Power "matches" = average W within 10%
     of the RC100's; "significantly more" = more than 10% above it (the same line, from the other side)."""
-    bg4, bg3 = _anandtech_run(ctx), _rc100_run(ctx)
     test = "sustained_seq_read" if fig.key.startswith("seq") else "sustained_rand_read"
-    a, b = bg4.get(test), bg3.get(test)
+    a, b = _anandtech_run(ctx).get(test), _sustained(ctx, _RC100, test)
 
     wa, wb = _qd124_watts(a), _qd124_watts(b)
     power = wa / wb - 1
@@ -614,29 +611,15 @@ def _qd124_watts(r: _anandtech.Outcome) -> float:
     return sum(p.avg_w for p in r.qd if p.qd in (1, 2, 4)) / 3
 
 
-def _sustained_rand_read(ctx: Context, preset: str) -> _anandtech.Outcome:
-    """AnandTech's sustained 4 KiB random read of ``preset`` (HMB as the preset has it), run once."""
-    res = ctx.once(
-        f"anandtech-rand-read-{preset}",
-        lambda: _anandtech.run_anandtech(
-            ctx.drive(preset=preset),
-            tests=["sustained_rand_read"],
-            max_gb=2.0 if ctx.quick else 32.0,
-            hmb_off=False,
-        ),
-    )
-    return res.get("sustained_rand_read")  # type: ignore[no-any-return]
-
-
 @method("anandtech", "sustained_rand_read_power_W")
 def _sustained_rand_read_power(fig: Figure, ctx: Context) -> Measured:
-    w = _qd124_watts(_sustained_rand_read(ctx, ctx.preset))
+    w = _qd124_watts(_sustained(ctx, ctx.preset, "sustained_rand_read"))
     return Measured(w, "W", "AnandTech sustained 4 KiB random read, 64 GB span: average W, mean of QD1/2/4")
 
 
 @method("anandtech", "sustained_rand_read_vs_rc100")
 def _sustained_rand_read_vs_rc100(fig: Figure, ctx: Context) -> Measured:
-    a, b = _sustained_rand_read(ctx, ctx.preset), _sustained_rand_read(ctx, _RC100)
+    a, b = _sustained(ctx, ctx.preset, "sustained_rand_read"), _sustained(ctx, _RC100, "sustained_rand_read")
     text = f"{a.mbps:,.1f} MB/s against the RC100's ({_RC100}) {b.mbps:,.1f} (pass: faster)"
     how = f"AnandTech sustained 4 KiB random read, 64 GB span, mean of QD1/2/4, against {_RC100}; check"
     return Measured(text, "", how, passed=a.mbps > b.mbps)
