@@ -202,6 +202,9 @@ pub struct ControllerConfig {
     /// It lives in the controller's SRAM: with the map cache there too (`map_cache.location = "sram"`,
     /// a DRAM-less drive without HMB), the map cache's `sram_size_kib` comes out of it.
     pub write_buffer_kib: u64,
+    /// Sequential read-ahead, KiB: a host read that continues the last one has the controller read this
+    /// much of what follows from flash into its buffer (0 = none).
+    pub read_ahead_kib: u64,
     /// `[controller.map_cache]`.
     pub map_cache: MapCacheConfig,
     /// `[controller.compression]`.

@@ -196,6 +196,7 @@ impl DriveConfig {
         c.range_u("controller.write_path.commit_ns", ctl.write_path.commit_ns, 0, 1_000_000);
         c.range_u("controller.read_overhead_ns", ctl.read_overhead_ns, 0, 1_000_000);
         c.range_u("controller.write_overhead_ns", ctl.write_overhead_ns, 0, 1_000_000);
+        c.range_u("controller.read_ahead_kib", ctl.read_ahead_kib, 0, 65_536);
         let m = &ctl.map_cache;
         c.range_u("controller.map_cache.lookup_ns", m.lookup_ns, 0, 1_000_000);
         c.range_u("controller.map_cache.hmb_size_mib", m.hmb_size_mib, 1, 65_536);

@@ -8,6 +8,7 @@
 
 mod data_path;
 mod map_cache;
+mod read_ahead;
 mod read_retry;
 mod write_buffer;
 
@@ -18,6 +19,7 @@ use crate::link::Link;
 use crate::nand::{CellMode, Nand, Ppn};
 use data_path::DataPath;
 use map_cache::{MapCache, MapIo};
+use read_ahead::ReadAhead;
 use read_retry::ReadRetry;
 use write_buffer::WriteBuffer;
 
@@ -118,6 +120,10 @@ pub struct ControllerCounters {
     /// Pages a host write covered only in part whose other sectors were read from flash first
     /// (read-modify-write: the merged page is programmed whole).
     pub rmw_reads: u64,
+    /// 4 KiB pages read from flash ahead of a sequential read stream (`read_ahead_kib`).
+    pub read_ahead_pages: u64,
+    /// 4 KiB host reads served from pages read ahead.
+    pub read_ahead_hits: u64,
 }
 
 /// The controller: firmware cores, write buffer, map cache, compression engine, and the FTL and NAND it
@@ -151,6 +157,8 @@ pub struct Controller {
     moved_ready: Vec<(u32, Ns)>,
     /// Read retry on aged blocks (`None`: off).
     retry: Option<ReadRetry>,
+    /// Sequential read-ahead (window 0: off).
+    ahead: ReadAhead,
     compression: CompressionConfig,
     /// The compression engine's busy time: [compress, decompress].
     engine: [GapTimeline; 2],
@@ -185,6 +193,7 @@ impl Controller {
             ops: Vec::new(),
             moved_ready: Vec::new(),
             retry: ReadRetry::new(&cfg.nand.read_retry, cfg.seed),
+            ahead: ReadAhead::new(cfg.controller.read_ahead_kib),
             counters: ControllerCounters::default(),
         }
     }
@@ -216,7 +225,7 @@ impl Controller {
         let t = self.firmware(now, self.read_overhead);
         let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
         let t = self.map.lookup(t, lpn, n, false, io, &mut self.counters);
-        let geo = self.nand.geo;
+        let ahead = self.ahead.on_read(lpn, n, self.ftl.user_lpns());
         let mut done = t;
         let mut i = 0;
         while i < n {
@@ -232,33 +241,82 @@ impl Controller {
                 i += 1;
                 continue;
             }
-            // Gather the following LPNs that sit on the same page index of the same block: one multi-plane read.
-            let (block, page, plane) = geo.locate(ppn);
-            let mut planes_mask = 1u32 << plane;
-            let mut j = i + 1;
-            while j < n {
-                match self.ftl.lookup(lpn + j) {
-                    Some(p) if !self.in_write_buffer(p, now) => {
-                        let (b, pg, pl) = geo.locate(p);
-                        if b != block || pg != page {
-                            break;
-                        }
-                        planes_mask |= 1 << pl;
-                        j += 1;
-                    }
-                    _ => break,
-                }
+            if let Some((ready, took)) = self.ahead.take(lpn + i, ppn) {
+                self.counters.read_ahead_hits += 1;
+                done = done.max(self.data.send_up(
+                    &mut self.link,
+                    ready.max(t),
+                    took,
+                    span.host_bytes(i, i + 1),
+                ));
+                i += 1;
+                continue;
             }
+            let (j, block, page, planes_mask) = self.same_page_run(lpn, i, n, ppn, now);
             // compressed data moves fewer bytes over the NAND bus, then is inflated for the host
             let stored: u32 = (i..j).map(|k| self.ftl.size_of(lpn + k)).sum();
-            let nand_bytes = u64::from(stored) * u64::from(geo.slot_bytes);
+            let nand_bytes = u64::from(stored) * u64::from(self.nand.geo.slot_bytes);
             let host_bytes = span.host_bytes(i, j);
             let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
             let inflated = self.engine(1, decoded, host_bytes);
             done = done.max(self.data.send_up(&mut self.link, inflated, took, host_bytes));
             i = j;
         }
+        if let Some((first, count)) = ahead {
+            self.read_ahead(t, first, count);
+        }
         done
+    }
+
+    /// The LPNs from `lpn + i` (mapped to `ppn`, not in the write buffer) that sit on the same page index
+    /// of the same block, for one multi-plane read: (end of the run, block, page index, planes).
+    fn same_page_run(&self, lpn: Lpn, i: u32, n: u32, ppn: Ppn, now: Ns) -> (u32, u32, u32, u32) {
+        let geo = self.nand.geo;
+        let (block, page, plane) = geo.locate(ppn);
+        let mut planes_mask = 1u32 << plane;
+        let mut j = i + 1;
+        while j < n {
+            match self.ftl.lookup(lpn + j) {
+                Some(p) if !self.in_write_buffer(p, now) => {
+                    let (b, pg, pl) = geo.locate(p);
+                    if b != block || pg != page {
+                        break;
+                    }
+                    planes_mask |= 1 << pl;
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        (j, block, page, planes_mask)
+    }
+
+    /// Read `count` LPNs from `first` ahead of a sequential stream, from `t`: their map entries looked up,
+    /// their pages read from flash and decoded into the buffer, where the next commands take them. Pages
+    /// that are unmapped or still in the write buffer are not read (a command finds them where they are).
+    fn read_ahead(&mut self, t: Ns, first: Lpn, count: u32) {
+        let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
+        let t = self.map.lookup(t, first, count, false, io, &mut self.counters);
+        let mut i = 0;
+        while i < count {
+            let ppn = match self.ftl.lookup(first + i) {
+                Some(p) if !self.in_write_buffer(p, t) => p,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            let (j, block, page, planes_mask) = self.same_page_run(first, i, count, ppn, t);
+            let stored: u32 = (i..j).map(|k| self.ftl.size_of(first + k)).sum();
+            let nand_bytes = u64::from(stored) * u64::from(self.nand.geo.slot_bytes);
+            let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
+            for k in i..j {
+                let p = self.ftl.lookup(first + k).expect("a run of mapped pages");
+                self.ahead.hold(first + k, p, decoded, took);
+            }
+            self.counters.read_ahead_pages += u64::from(j - i);
+            i = j;
+        }
     }
 
     /// A host read of the planes in `planes_mask` of page `page` in `block`, `nand_bytes` out, from `t`:

@@ -287,6 +287,11 @@ registry! {
         |s| s.ctl.ftl.counters().trimmed_slots as f64;
     write_buffer_hits: Pages, Total, "Host reads of 4 KiB served from the write buffer.",
         |s| s.ctl.counters.write_buffer_hits as f64;
+    read_ahead_pages: Pages, Total,
+        "Pages of 4 KiB read from flash ahead of a sequential read stream (controller.read_ahead_kib).",
+        |s| s.ctl.counters.read_ahead_pages as f64;
+    read_ahead_hits: Pages, Total, "Host reads of 4 KiB served from pages read ahead.",
+        |s| s.ctl.counters.read_ahead_hits as f64;
     write_buffer_stall_ns: Ns, Total, "Time host writes waited for write-buffer space.",
         |s| s.ctl.counters.write_buffer_stall_ns as f64;
     unmapped_reads: Pages, Total,
