@@ -76,7 +76,7 @@ def test_a_bad_power_value_is_an_error_naming_it() -> None:
 
 def test_idle_power_is_measured_once_background_folding_is_done() -> None:
     """A drive that has just written 4 GB into its SLC cache folds it in idle time; its idle power is that of
-    a drive with nothing to do, not of one still folding (which draws hundreds of mW)."""
+    a drive with nothing to do, not of one still folding (which draws ~200 mW, 40 times as much)."""
     fresh = idle_power_mw(ssdlab.Drive.from_preset("bg4-128gb"))
     written = ssdlab.Drive.from_preset("bg4-128gb")
     written.run(ssdlab.Workload(rw="write", bs="128k", iodepth=32, size="4g"))
@@ -84,6 +84,6 @@ def test_idle_power_is_measured_once_background_folding_is_done() -> None:
     folding.idle("1s")
     before = folding.counters()["energy_j"]
     folding.idle("1s")
-    assert (folding.counters()["energy_j"] - before) * 1e3 > 50 * fresh, "still folding a second later"
+    assert (folding.counters()["energy_j"] - before) * 1e3 > 20 * fresh, "still folding a second later"
     assert idle_power_mw(written) == pytest.approx(fresh, rel=0.05)
     assert written.counters()["slc_cache_used_bytes"] == 0, "the cache was folded while it settled"
