@@ -566,7 +566,8 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
     for c in _anandtech.checks(res):
         if c.key == fig.key:
             what = "4 KiB random read" if "rand" in fig.key else "128 KiB seq"
-            how = f"AnandTech {what} burst + QD1-32 ({amount} each), HMB on and off: check"
+            hmb = ", HMB on and off" if any(r.variant == "HMB off" for r in res.results) else ""
+            how = f"AnandTech {what} burst + QD1-32 ({amount} each){hmb}: check"
             return Measured(c.measured, "", how, passed=c.passed)
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
 

@@ -667,6 +667,16 @@ def _sustained_rand_read_hmb(res: AnandTechResult) -> tuple[bool, str]:
     )
 
 
+def _seq_read_sustained_like_burst(res: AnandTechResult) -> tuple[bool, str]:
+    burst, sustained = res.get("burst_seq_read"), res.get("sustained_seq_read")
+    diff = sustained.mbps / burst.mbps - 1 if burst.mbps else float("inf")
+    return (
+        abs(diff) <= 0.15,
+        f"sustained (QD1/2/4 mean) {sustained.mbps:,.0f} MB/s against the burst's {burst.mbps:,.0f}: "
+        f"{diff:+.0%} (pass: within 15%)",
+    )
+
+
 #: Statement key -> check of a result: ``(passed, what was measured)``. A new statement gets one function.
 CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
     "seq_read_hmb_on": _read_hmb_on,
@@ -675,6 +685,7 @@ CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
     "burst_seq_write_note": _burst_write_hmb,
     "burst_rand_read_hmb_off": _burst_rand_read_hmb_off,
     "sustained_rand_read_hmb": _sustained_rand_read_hmb,
+    "sustained_seq_read_like_burst": _seq_read_sustained_like_burst,
 }
 
 
