@@ -310,9 +310,11 @@ impl Controller {
             let stored: u32 = (i..j).map(|k| self.ftl.size_of(first + k)).sum();
             let nand_bytes = u64::from(stored) * u64::from(self.nand.geo.slot_bytes);
             let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
+            let inflated = self.engine(1, decoded, u64::from(j - i) * SLOT_BYTES);
             for k in i..j {
-                let p = self.ftl.lookup(first + k).expect("a run of mapped pages");
-                self.ahead.hold(first + k, p, decoded, took);
+                if let Some(p) = self.ftl.lookup(first + k) {
+                    self.ahead.hold(first + k, p, inflated, took);
+                }
             }
             self.counters.read_ahead_pages += u64::from(j - i);
             i = j;
