@@ -594,7 +594,7 @@ def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     test = "sustained_seq_read" if fig.key.startswith("seq") else "sustained_rand_read"
     a, b = _anandtech_run(ctx).get(test), _sustained(ctx, _RC100, test)
 
-    wa, wb = _qd124_watts(a), _qd124_watts(b)
+    wa, wb = a.score_w, b.score_w
     power = wa / wb - 1
     how = f"AnandTech {test.replace('_', ' ')}, MB/s and W as means of QD1/2/4, {ctx.preset} against {_RC100}"
     if test == "sustained_seq_read":
@@ -607,14 +607,9 @@ def _anandtech_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     return Measured(text, "", how + "; check", passed=a.mbps > b.mbps and abs(power) <= 0.10)
 
 
-def _qd124_watts(r: _anandtech.Outcome) -> float:
-    """AnandTech's power score of a sustained test: the mean of the QD1, QD2 and QD4 averages."""
-    return sum(p.avg_w for p in r.qd if p.qd in (1, 2, 4)) / 3
-
-
 @method("anandtech", "sustained_rand_read_power_W")
 def _sustained_rand_read_power(fig: Figure, ctx: Context) -> Measured:
-    w = _qd124_watts(_sustained(ctx, ctx.preset, "sustained_rand_read"))
+    w = _sustained(ctx, ctx.preset, "sustained_rand_read").score_w
     return Measured(w, "W", "AnandTech sustained 4 KiB random read, 64 GB span: average W, mean of QD1/2/4")
 
 

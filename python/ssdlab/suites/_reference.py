@@ -60,20 +60,22 @@ class Beside:
 
 
 def format_published(v: object) -> str:
-    """A published or model figure as the tables print it: a range as ``lo-hi``, one decimal under 100,
-    "-" for none.
+    """A published or model figure as the tables print it: a range as ``lo-hi``, two decimals under 10, one
+    under 100, "-" for none.
 
     Examples
     --------
     >>> format_published([33.9, 48.4]), format_published(2336), format_published(None), format_published(True)
     ('33.9-48.4', '2,336', '-', 'True')
+    >>> format_published(1.032), format_published([1.0, 1.2])
+    ('1.03', '1.00-1.20')
     """
     if isinstance(v, (list, tuple)):
         return "-".join(format_published(x) for x in v)
     if isinstance(v, bool) or v is None:
         return "-" if v is None else str(v)
     if isinstance(v, float | int):
-        return f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
+        return f"{v:,.2f}" if abs(v) < 10 else f"{v:,.1f}" if abs(v) < 100 else f"{v:,.0f}"
     return str(v)
 
 

@@ -165,6 +165,13 @@ class Outcome:
         """AnandTech's efficiency: MB/s per W over the busy time (= MB moved per J)."""
         return self.bytes / 1e6 / self.energy_j if self.energy_j else 0.0
 
+    @property
+    def score_w(self) -> float:
+        """A sustained test's power score as AnandTech reports it: the mean of the QD1, QD2 and QD4 averages
+        (0 without a queue-depth curve)."""
+        low = [p.avg_w for p in self.qd if p.qd in (1, 2, 4)]
+        return sum(low) / len(low) if low else 0.0
+
     def at(self, qd: int) -> float:
         return next(p.mbps for p in self.qd if p.qd == qd)
 
@@ -566,6 +573,9 @@ def published_figures(res: AnandTechResult) -> list[Beside]:
         if key in fig and res.has(test, variant):
             r = res.get(test, variant)
             out.append(Beside(f"anandtech.{key}", fig[key], r.top_mbps if what == "top" else r.mbps, "MB/s"))
+    key = "sustained_rand_read_power_W"
+    if key in fig and res.has("sustained_rand_read"):
+        out.append(Beside(f"anandtech.{key}", fig[key], res.get("sustained_rand_read").score_w, "W"))
     return out
 
 
