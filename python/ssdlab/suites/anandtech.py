@@ -560,22 +560,20 @@ class AnandTechResult:
 def published_figures(res: AnandTechResult) -> list[Beside]:
     """The numeric ``[anandtech]`` figures of ``res.preset`` beside the model's (those the run measured)."""
     fig = (reference.figures(res.preset) or {}).get("anandtech") or {}
+    # figure -> (test, variant, the Outcome's attribute that measures it, unit)
     pairs = {
-        "burst_seq_read_qd1_MBps": ("burst_seq_read", "HMB on", "mbps"),
-        "burst_seq_write_qd1_MBps": ("burst_seq_write", "HMB on", "mbps"),
-        "sustained_seq_read_top_MBps": ("sustained_seq_read", "HMB on", "top"),
-        "sustained_seq_write_top_MBps": ("sustained_seq_write", "HMB on", "top"),
-        "seq_write_hmb_off_MBps": ("sustained_seq_write", "HMB off", "top"),
-        "seq_read_hmb_off_MBps": ("sustained_seq_read", "HMB off", "top"),
+        "burst_seq_read_qd1_MBps": ("burst_seq_read", "HMB on", "mbps", "MB/s"),
+        "burst_seq_write_qd1_MBps": ("burst_seq_write", "HMB on", "mbps", "MB/s"),
+        "sustained_seq_read_top_MBps": ("sustained_seq_read", "HMB on", "top_mbps", "MB/s"),
+        "sustained_seq_write_top_MBps": ("sustained_seq_write", "HMB on", "top_mbps", "MB/s"),
+        "seq_write_hmb_off_MBps": ("sustained_seq_write", "HMB off", "top_mbps", "MB/s"),
+        "seq_read_hmb_off_MBps": ("sustained_seq_read", "HMB off", "top_mbps", "MB/s"),
+        "sustained_rand_read_power_W": ("sustained_rand_read", "HMB on", "score_w", "W"),
     }
     out = []
-    for key, (test, variant, what) in pairs.items():
+    for key, (test, variant, what, unit) in pairs.items():
         if key in fig and res.has(test, variant):
-            r = res.get(test, variant)
-            out.append(Beside(f"anandtech.{key}", fig[key], r.top_mbps if what == "top" else r.mbps, "MB/s"))
-    key = "sustained_rand_read_power_W"
-    if key in fig and res.has("sustained_rand_read"):
-        out.append(Beside(f"anandtech.{key}", fig[key], res.get("sustained_rand_read").score_w, "W"))
+            out.append(Beside(f"anandtech.{key}", fig[key], getattr(res.get(test, variant), what), unit))
     return out
 
 

@@ -253,9 +253,7 @@ impl Controller {
                 continue;
             }
             let (j, block, page, planes_mask) = self.same_page_run(lpn, i, n, ppn, now);
-            // compressed data moves fewer bytes over the NAND bus, then is inflated for the host
-            let stored: u32 = (i..j).map(|k| self.ftl.size_of(lpn + k)).sum();
-            let nand_bytes = u64::from(stored) * u64::from(self.nand.geo.slot_bytes);
+            let nand_bytes = self.stored_bytes(lpn, i, j);
             let host_bytes = span.host_bytes(i, j);
             let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
             let inflated = self.engine(1, decoded, host_bytes);
@@ -291,6 +289,13 @@ impl Controller {
         (j, block, page, planes_mask)
     }
 
+    /// Bytes the LPNs `lpn + i .. lpn + j` take on flash: compressed data moves fewer bytes over the NAND
+    /// bus, then is inflated for the host.
+    fn stored_bytes(&self, lpn: Lpn, i: u32, j: u32) -> u64 {
+        let stored: u32 = (i..j).map(|k| self.ftl.size_of(lpn + k)).sum();
+        u64::from(stored) * u64::from(self.nand.geo.slot_bytes)
+    }
+
     /// Read `count` LPNs from `first` ahead of a sequential stream, from `t`: their map entries looked up,
     /// their pages read from flash and decoded into the buffer, where the next commands take them. Pages
     /// that are unmapped or still in the write buffer are not read (a command finds them where they are).
@@ -307,8 +312,7 @@ impl Controller {
                 }
             };
             let (j, block, page, planes_mask) = self.same_page_run(first, i, count, ppn, t);
-            let stored: u32 = (i..j).map(|k| self.ftl.size_of(first + k)).sum();
-            let nand_bytes = u64::from(stored) * u64::from(self.nand.geo.slot_bytes);
+            let nand_bytes = self.stored_bytes(first, i, j);
             let (decoded, took) = self.read_flash(t, block, page, planes_mask, nand_bytes);
             let inflated = self.engine(1, decoded, u64::from(j - i) * SLOT_BYTES);
             for k in i..j {
