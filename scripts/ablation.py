@@ -105,6 +105,10 @@ def configurations() -> tuple[list[Config], list[str]]:
     # multi-plane programs instead of one page per program.
     if config_value(base, "controller.map_cache.journal"):
         candidates.append(Config("map journal off", {"controller.map_cache.journal": False}))
+    if config_value(base, "controller.map_cache.lazy_map_updates"):
+        candidates.append(
+            Config("write misses load their map page", {"controller.map_cache.lazy_map_updates": False})
+        )
     planes = config_value(base, "nand.planes_per_die")
     if config_value(base, "controller.map_cache.map_program_planes") != planes:
         candidates.append(

@@ -202,6 +202,21 @@ def test_the_anandtech_checks_pass_and_fail_on_hand_made_curves() -> None:
     }
 
 
+def _mixed(curve: list[float]) -> AnandTechResult:
+    """The SN500's mixed random test: MB/s at 100%, 90% ... 0% reads."""
+    pts = [QdPoint(100 - 10 * i, m, 1.0, 0) for i, m in enumerate(curve)]
+    return AnandTechResult("sn500-250gb", 1, 32.0, [Outcome("mixed_rand", "-", 0.0, pts, "read %")], "")
+
+
+def test_the_mixed_random_check_wants_growth_toward_writes_and_a_jump_at_pure_writes() -> None:
+    def passed(curve: list[float]) -> bool | None:
+        return {c.key: c.passed for c in checks(_mixed(curve))}["mixed_rand_grows_to_writes"]
+
+    assert passed([105, 112, 120, 130, 135, 130, 128, 130, 137, 158, 222]) is True  # the model with lazy updates
+    assert passed([105, 108, 112, 116, 120, 115, 109, 104, 100, 99, 98]) is False  # falls toward writes
+    assert passed([105, 110, 115, 120, 125, 130, 135, 140, 145, 150, 160]) is False  # no jump at pure writes
+
+
 def test_a_check_fails_when_the_model_is_broken() -> None:
     """A link so slow that QD1 already fills it: reads cannot "top out at QD4", whatever the NAND does."""
     (row,) = validate.rows(

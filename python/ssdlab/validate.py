@@ -512,6 +512,7 @@ _ANANDTECH_TESTS = [
     "sustained_seq_write",
     "burst_rand_read",
     "sustained_rand_read",
+    "mixed_rand",
 ]
 
 
@@ -565,9 +566,13 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
             return Measured(b.model, b.unit, how)
     for c in _anandtech.checks(res):
         if c.key == fig.key:
-            what = "4 KiB random read" if "rand" in fig.key else "128 KiB seq"
+            if fig.key.startswith("mixed_rand"):
+                what = "mixed 4 KiB random QD4, 100% -> 0% reads"
+            else:
+                kind = "4 KiB random read" if "rand" in fig.key else "128 KiB seq"
+                what = f"{kind} burst + QD1-32"
             hmb = ", HMB on and off" if any(r.variant == "HMB off" for r in res.results) else ""
-            how = f"AnandTech {what} burst + QD1-32 ({amount} each){hmb}: check"
+            how = f"AnandTech {what} ({amount} each){hmb}: check"
             return Measured(c.measured, "", how, passed=c.passed)
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
 

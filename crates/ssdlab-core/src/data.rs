@@ -29,7 +29,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// a full mix, not a bare multiply, because the table indexes by the low bits and LPNs often share them
 /// (strided writes).
 #[derive(Clone, Copy, Debug, Default)]
-struct LpnHasher(u64);
+pub(crate) struct LpnHasher(u64);
 
 impl Hasher for LpnHasher {
     fn write(&mut self, bytes: &[u8]) {

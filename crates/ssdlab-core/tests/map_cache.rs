@@ -17,7 +17,7 @@ fn randread(span: u64, io_size: u64, qd: u32, seed: u64) -> Workload {
 
 /// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides. The cache alone: 4 KiB map pages
 /// (1024 entries, 4 MiB of span), the whole HMB holding map pages, no journal, write-backs in 2-plane
-/// units, as the numbers below assume.
+/// units, a write miss loading its map page, as the numbers below assume.
 fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
     let mut o = vec![
         ("ftl.user_capacity_gb", gb),
@@ -25,6 +25,7 @@ fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
         ("controller.map_cache.map_page_kib", "4"),
         ("controller.map_cache.hmb_map_pct", "100"),
         ("controller.map_cache.journal", "false"),
+        ("controller.map_cache.lazy_map_updates", "false"),
         ("controller.map_cache.map_program_planes", "2"),
     ];
     o.extend_from_slice(map);
@@ -584,4 +585,90 @@ fn map_reads_in_flight_bound_the_misses_a_second() {
     // behind a data read on its die); with no limit more still
     assert!((1.7..=2.0).contains(&(two / one)), "1 entry {one:.0}, 2 entries {two:.0}");
     assert!(unlimited > 1.3 * four, "4 entries {four:.0}, no limit {unlimited:.0}");
+}
+
+// ------------------------------------------------------------------------------------ lazy map updates
+
+/// `small` journaled, its SRAM holding `sram_kib` of 4 KiB map pages, with lazy map updates on or off.
+fn lazy(on: bool, sram_kib: &str, j: &str) -> Drive {
+    small(
+        "16",
+        &[
+            ("controller.map_cache.location", "sram"),
+            ("controller.map_cache.sram_size_kib", sram_kib),
+            ("controller.map_cache.sram_segment_kib", "0"),
+            ("controller.map_cache.journal", "true"),
+            ("controller.map_cache.checkpoint_entries", j),
+            ("controller.map_cache.map_program_planes", "1"),
+            ("controller.map_cache.lazy_map_updates", if on { "true" } else { "false" }),
+        ],
+    )
+}
+
+fn qd1_randwrite(span: u64, io_size: u64, seed: u64) -> Workload {
+    Workload { iodepth: 1, ..randwrite(span, io_size, seed) }
+}
+
+#[test]
+fn a_lazy_write_miss_waits_for_no_map_read() {
+    // 64 KiB of SRAM holds 16 map pages (64 MiB of span); QD1 random writes over 1 GiB miss 15 times in
+    // 16. Loading the map page first, a miss waits for an SLC read: the median write takes at least tR(SLC)
+    // longer than one that hits. Lazy, no write waits: the median is the hit's, within 2% (the checkpoints'
+    // reads and programs, now 0.79 map pages a write, only delay the writes that find the buffer full).
+    let mut hits = lazy(true, "64", "512");
+    fill(&mut hits, GIB);
+    let hit_us =
+        run(&mut hits, qd1_randwrite(32 * MIB, 16 * MIB, 5)).latency().percentile_ns(50.0) as f64 / 1e3;
+    let slc_tr_us = hits.config().nand.slc_tR_us;
+    for on in [true, false] {
+        let mut d = lazy(on, "64", "512");
+        fill(&mut d, GIB);
+        let r = run(&mut d, qd1_randwrite(GIB, 32 * MIB, 6));
+        let mean = r.latency().percentile_ns(50.0) as f64 / 1e3;
+        eprintln!("lazy {on}: median write {mean:.2} us, a hit's {hit_us:.2} us, tR(SLC) {slc_tr_us} us");
+        if on {
+            assert!((mean / hit_us - 1.0).abs() < 0.02, "lazy: {mean} us against a hit's {hit_us}");
+            assert_eq!(r.counters[C::map_misses], 0.0);
+            assert!(r.counters[C::map_lazy_updates] > 0.9 * r.counters[C::map_lookups]);
+        } else {
+            assert!(mean > hit_us + slc_tr_us, "load first: {mean} us, a hit's {hit_us}");
+            assert_eq!(r.counters[C::map_lazy_updates], 0.0);
+        }
+    }
+}
+
+#[test]
+fn lazy_updates_read_and_write_each_map_page_an_interval_dirtied_once() {
+    // With one map page of SRAM nothing stays cached: a checkpoint every J writes reads, merges and
+    // writes the P (1 - exp(-J/P)) distinct map pages they touched. 4 GiB of 4 KiB map pages (P = 1024),
+    // J = 512: 0.787 map pages read and written per host write (as the load-first oracle above writes).
+    let (j, p) = (512.0, 1024.0);
+    let mut d = lazy(true, "4", "512");
+    fill(&mut d, 4 * GIB);
+    let r = run(&mut d, randwrite(4 * GIB, 128 * MIB, 7));
+    let want = p * (1.0 - f64::exp(-j / p)) / j;
+    let per_write = |k: C| r.counters[k] / r.counters[C::host_pages_written];
+    let (read, written) = (per_write(C::map_pages_read), per_write(C::map_pages_written));
+    eprintln!("{read:.4} map pages read and {written:.4} written per host write, oracle {want:.4}");
+    assert!((read / want - 1.0).abs() < 0.03, "read {read}, oracle {want}");
+    assert!((written / want - 1.0).abs() < 0.03, "written {written}, oracle {want}");
+    assert_eq!(r.counters[C::map_misses], 0.0, "no write loads a map page");
+}
+
+#[test]
+fn a_read_of_an_lpn_updated_blind_finds_its_entry_in_the_delta_table() {
+    // One map page of SRAM, a checkpoint every 16384 entries: the last of a 64 MiB fill's 16384 LPNs
+    // checkpoints it (the delta table empties). LPN 0's map page is then written blind. A read of LPN 0
+    // finds its entry in the delta table (a hit, nothing read); a read of LPN 1, in the same map page but
+    // not updated since, must load the page.
+    let mut d = lazy(true, "4", "16384");
+    fill(&mut d, 64 * MIB);
+    run(&mut d, Workload { rw: Rw::Read, bs: 4096, size: 4096, offset: 32 * MIB, ..Workload::default() });
+    let one = |rw: Rw, offset: u64| Workload { rw, bs: 4096, size: 4096, offset, ..Workload::default() };
+    let w = run(&mut d, one(Rw::Write, 0));
+    assert_eq!(w.counters[C::map_lazy_updates], 1.0, "map page 0 is not cached: written blind");
+    let r0 = run(&mut d, one(Rw::Read, 0));
+    assert_eq!((r0.counters[C::map_hits], r0.counters[C::map_pages_read]), (1.0, 0.0));
+    let r1 = run(&mut d, one(Rw::Read, 4096));
+    assert_eq!((r1.counters[C::map_misses], r1.counters[C::map_pages_read]), (1.0, 1.0));
 }

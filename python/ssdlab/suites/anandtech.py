@@ -685,6 +685,19 @@ def _seq_read_sustained_like_burst(res: AnandTechResult) -> tuple[bool, str]:
     )
 
 
+def _mixed_rand_grows_to_writes(res: AnandTechResult) -> tuple[bool, str]:
+    r = res.get("mixed_rand")
+    at = {round(p.x): p.mbps for p in r.points}  # read share, percent -> MB/s
+    reads, writes = (sum(at[k] for k in ks) / len(ks) for ks in ((90, 80, 70, 60), (40, 30, 20, 10)))
+    jump = at[0] / at[10] if at[10] else float("inf")
+    curve = ", ".join(f"{k}% {at[k]:,.0f}" for k in sorted(at, reverse=True))
+    return (
+        writes > reads and jump >= 1.2,
+        f"mean of 10-40% reads {writes:,.0f} MB/s against 60-90% {reads:,.0f}; pure writes x{jump:.2f} the "
+        f"10% mix (pass: higher, and >= 1.2) ({curve})",
+    )
+
+
 #: Statement key -> check of a result: ``(passed, what was measured)``. A new statement gets one function.
 CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
     "seq_read_hmb_on": _read_hmb_on,
@@ -694,6 +707,7 @@ CHECKS: dict[str, Callable[[AnandTechResult], tuple[bool, str]]] = {
     "burst_rand_read_hmb_off": _burst_rand_read_hmb_off,
     "sustained_rand_read_hmb": _sustained_rand_read_hmb,
     "sustained_seq_read_like_burst": _seq_read_sustained_like_burst,
+    "mixed_rand_grows_to_writes": _mixed_rand_grows_to_writes,
 }
 
 

@@ -140,7 +140,8 @@ pub enum MapLocation {
 /// and may be withdrawn): each LPN a host write maps adds a `journal_entry_bytes` delta entry to the map
 /// journal, programmed to NAND (SLC) one page at a time as it fills; once `checkpoint_entries` entries have
 /// been logged since the last checkpoint (or `checkpoint_dirty_pages` map pages are dirty), every dirty map
-/// page is written to NAND and the journal starts over. Keys that do not apply to `location` are ignored.
+/// page is written to NAND and the journal starts over. With `lazy_map_updates` a write miss does not load
+/// its map page: the checkpoint reads, merges and writes it. Keys that do not apply to `location` are ignored.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MapCacheConfig {
@@ -186,6 +187,10 @@ pub struct MapCacheConfig {
     /// Map-page reads from NAND the controller keeps in flight at once (its table of outstanding misses);
     /// a miss while all are out waits for the first to finish (0 = no limit).
     pub map_reads_in_flight: u32,
+    /// With `journal` (ignored without it): a write whose map page is not cached does not load it. Its
+    /// entries go into the journal and an SRAM delta table (reads of those LPNs find them there); the map
+    /// page is read, merged and written at the next checkpoint. Off = a write miss loads the map page first.
+    pub lazy_map_updates: bool,
 }
 
 /// The controller's firmware, write buffer and mapping cache.

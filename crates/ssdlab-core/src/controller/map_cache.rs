@@ -41,17 +41,27 @@
 //! uniform random span of P map pages checkpointed every J writes costs `P (1 - exp(-J/P)) / J` map pages
 //! per write (the distinct pages J writes touch): ~P/J, next to nothing, when P << J, and ~1 when P >> J.
 //!
+//! Lazy map updates (`lazy_map_updates`, with the journal): a write whose map page is not cached does not
+//! load it. Its entries are already safe in the journal; the controller keeps them in a delta table in SRAM
+//! (a read of one of those LPNs finds it there) and the checkpoint reads the map page, merges them and
+//! writes it. The write waits for no map read, and the read moves to the checkpoint, where one read per
+//! distinct map page serves all of the interval's updates to it: the same `P (1 - exp(-J/P)) / J` map
+//! pages per write as above, now read as well as written, none of it on a command's path.
+//!
 //! Data structures are flat arrays: a slot index per map page and an intrusive doubly-linked LRU list
 //! over the slots, so a lookup is a few array accesses.
 
 use super::data_path::DataPath;
 use super::{ControllerCounters, SLOT_BYTES};
 use crate::config::{DriveConfig, MapLocation};
+use crate::data::LpnHasher;
 use crate::engine::{stream, Ns, Rng};
 use crate::ftl::Lpn;
 use crate::link::{Direction, Link};
 use crate::nand::{CellMode, Geometry, Nand};
 use rand::RngExt;
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 
 const NONE: u32 = u32::MAX;
 /// The RNG stream of HMB ECC error injection ("MAPECC"): fixed, so a run stays a pure function of its
@@ -105,6 +115,12 @@ pub struct MapCache {
     /// Entries logged since the last checkpoint, and journal bytes not yet programmed.
     entries_since: u64,
     journal_pending: u64,
+    /// `lazy_map_updates`, and the LPNs whose entries wait in the delta table for their map page (the
+    /// checkpoint merges them all).
+    lazy: bool,
+    deltas: HashSet<Lpn, BuildHasherDefault<LpnHasher>>,
+    /// Scratch for a checkpoint: map pages updated blind and when each is read and merged.
+    merged: Vec<(u32, Ns)>,
     /// Map pages dirtied since the last checkpoint (an entry may be stale: evicted and written back
     /// since), and how many map pages are dirty now.
     dirty_list: Vec<u32>,
@@ -186,6 +202,9 @@ impl MapCache {
             journal_page_bytes: u64::from(c.map_program_planes.clamp(1, geo.planes)) * geo.page_bytes,
             entries_since: 0,
             journal_pending: 0,
+            lazy: c.lazy_map_updates && c.journal && cached,
+            deltas: HashSet::default(),
+            merged: Vec::new(),
             dirty_list: Vec::new(),
             dirty_count: 0,
             slot_of: vec![NONE; per_page],
@@ -243,6 +262,22 @@ impl MapCache {
             }
             let lo = lpn.max(mp << self.shift);
             let hi = (lpn + (n - 1)).min(((mp + 1) << self.shift) - 1);
+            if self.lazy && self.slot_of[mp as usize] == NONE {
+                if write {
+                    // a blind update: the delta table takes the entries, the checkpoint the map page
+                    c.map_hits += 1;
+                    c.map_lazy_updates += 1;
+                    self.mark_dirty(mp);
+                    self.deltas.extend(lo..=hi);
+                    done = done.max(t + self.lookup_ns);
+                    continue;
+                }
+                if self.dirty[mp as usize] && (lo..=hi).all(|l| self.deltas.contains(&l)) {
+                    c.map_hits += 1;
+                    done = done.max(t + self.lookup_ns);
+                    continue;
+                }
+            }
             let entry_bytes = u64::from(hi - lo + 1) * self.entry_bytes;
             let ready = self.access(t, mp, entry_bytes, io, c);
             if write {
@@ -298,15 +333,35 @@ impl MapCache {
     fn checkpoint(&mut self, t: Ns, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
         c.map_checkpoints += 1;
         let mut list = std::mem::take(&mut self.dirty_list);
+        // Map pages updated blind (dirty, not cached) are read first, all at once, as the firmware
+        // would before merging: their reads do not queue behind this checkpoint's own programs.
+        let mut merged = std::mem::take(&mut self.merged);
         for &mp in &list {
-            if self.dirty[mp as usize] {
-                let s = self.slot_of.get(mp as usize).copied().unwrap_or(NONE);
-                let at = if s == NONE { t } else { t.max(self.ready[s as usize]) };
-                self.write_back(at, mp as usize, io, c);
+            let m = mp as usize;
+            if self.lazy && self.dirty[m] && self.slot_of[m] == NONE {
+                merged.push((mp, self.merge_siblings(t, m, true, io, c)));
             }
         }
+        for &mp in &list {
+            let m = mp as usize;
+            match self.slot_of.get(m).copied().unwrap_or(NONE) {
+                _ if !self.dirty[m] => {}
+                NONE if self.lazy => {} // merged above
+                NONE => self.write_back(t, m, io, c),
+                s => self.write_back(t.max(self.ready[s as usize]), m, io, c),
+            }
+        }
+        for &(mp, at) in &merged {
+            // the merged page stays cached, as a miss would have left it
+            self.program_map_page(at, mp as usize, true, io, c);
+            let slot = self.free_slot(at, io, c);
+            self.place(slot, mp, at, io, c);
+        }
+        merged.clear();
+        self.merged = merged;
         list.clear();
         self.dirty_list = list;
+        self.deltas.clear();
         self.entries_since = 0;
         self.journal_pending = 0;
     }
@@ -430,21 +485,24 @@ impl MapCache {
     /// or erase (with `[nand.suspension]` on) rather than wait behind it, and its codewords go through the
     /// channel's decoder as host data does. Returns when the decoded entries are at the controller.
     fn read_from_nand(&mut self, t: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
-        self.read_map_bytes(t, mp, self.read_bytes, io, c)
+        self.read_map_bytes(t, mp, self.read_bytes, true, io, c)
     }
 
     /// `bytes` (whole codewords) of the map page holding cached unit `mp`, sensed, moved out and decoded.
+    /// A read for a command (`miss`) takes an outstanding-miss entry; the checkpoint's own reads do not.
     fn read_map_bytes(
         &mut self,
         t: Ns,
         mp: u32,
         bytes: u64,
+        miss: bool,
         io: &mut MapIo<'_>,
         c: &mut ControllerCounters,
     ) -> Ns {
         c.map_pages_read += 1;
         // the read takes an outstanding-miss entry, the first to come free, until its entries are decoded
-        let entry = (0..self.miss_free_at.len()).min_by_key(|&i| self.miss_free_at[i]);
+        let entries = if miss { self.miss_free_at.len() } else { 0 };
+        let entry = (0..entries).min_by_key(|&i| self.miss_free_at[i]);
         let t = entry.map_or(t, |i| t.max(self.miss_free_at[i]));
         // map pages are striped over dies, then planes, as the log head writes them: no plane is hot
         // (the pieces of one map page share it)
@@ -466,6 +524,12 @@ impl MapCache {
     fn load(&mut self, t: Ns, mp: u32, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
         let s = self.free_slot(t, io, c);
         let ready = if self.on_flash[mp as usize] { self.read_from_nand(t, mp, io, c) } else { t };
+        self.place(s, mp, ready, io, c);
+        ready
+    }
+
+    /// Map page `mp`, at the controller from `ready`, into free slot `s`, most recently used.
+    fn place(&mut self, s: u32, mp: u32, ready: Ns, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
         if self.location == MapLocation::Hmb {
             // the controller writes the map page up into the HMB (posted; it uses its own copy meanwhile)
             io.link.transfer(Direction::Up, ready, self.page_bytes);
@@ -476,7 +540,6 @@ impl MapCache {
         self.page[i] = mp;
         self.ready[i] = ready;
         self.push_front(s);
-        ready
     }
 
     /// An unlinked slot: a new one while the cache is not full, else the LRU one (written back if dirty).
@@ -501,11 +564,9 @@ impl MapCache {
         s
     }
 
-    /// A dirty map page goes to flash (evicted, or checkpointed): it joins the batch for the next map
-    /// program unit and is clean from then on.
+    /// A dirty cached map page goes to flash (evicted, or checkpointed): its copy comes to the controller
+    /// and is programmed.
     fn write_back(&mut self, t: Ns, mp: usize, io: &mut MapIo<'_>, c: &mut ControllerCounters) {
-        self.dirty[mp] = false;
-        self.dirty_count -= 1;
         let at_controller = if self.location == MapLocation::Hmb {
             c.hmb_bytes += self.page_bytes;
             io.link.transfer(Direction::Down, t + self.link_latency, self.page_bytes)
@@ -518,7 +579,22 @@ impl MapCache {
         // and if it is still cached (a checkpoint) its HMB copy is written anew.
         let flipped = self.take_flips(mp as u32);
         let at_controller = self.secded(at_controller, flipped, mp as u32, io, c);
-        let at_controller = self.merge_siblings(at_controller, mp, io, c);
+        self.program_map_page(at_controller, mp, false, io, c);
+    }
+
+    /// Map page `mp`, at the controller from `t` (with `merged`, whole: [`Self::merge_siblings`] done),
+    /// joins the batch for the next map program unit and is clean from then on.
+    fn program_map_page(
+        &mut self,
+        t: Ns,
+        mp: usize,
+        merged: bool,
+        io: &mut MapIo<'_>,
+        c: &mut ControllerCounters,
+    ) {
+        self.dirty[mp] = false;
+        self.dirty_count -= 1;
+        let at_controller = if merged { t } else { self.merge_siblings(t, mp, false, io, c) };
         if let Some(f) = self.on_flash.get_mut(mp) {
             *f = true;
         }
@@ -541,15 +617,29 @@ impl MapCache {
     /// map pages, as with the HMB: writing one piece back rewrites its map page (DFTL's read-modify-write
     /// of a translation page). The page's other pieces come from the cache where cached (dirty ones are
     /// written in the same program and are clean after it), else from flash (one read of their codewords,
-    /// on the page's die); never-written pieces are built empty. Returns when the whole page is at hand.
-    fn merge_siblings(&mut self, t: Ns, mp: usize, io: &mut MapIo<'_>, c: &mut ControllerCounters) -> Ns {
+    /// on the page's die); never-written pieces are built empty. Pieces updated blind (dirty, not cached)
+    /// are merged in the same program. With `read`, `mp`'s own copy comes from flash too, in the same
+    /// read. Returns when the whole page is at hand.
+    fn merge_siblings(
+        &mut self,
+        t: Ns,
+        mp: usize,
+        read: bool,
+        io: &mut MapIo<'_>,
+        c: &mut ControllerCounters,
+    ) -> Ns {
         if self.pieces_shift == 0 {
-            return t;
+            let own = read && self.on_flash.get(mp).copied().unwrap_or(false);
+            return if own {
+                self.read_map_bytes(t, mp as u32, self.read_bytes, false, io, c).max(t)
+            } else {
+                t
+            };
         }
         let first = mp >> self.pieces_shift << self.pieces_shift;
         let mut from_flash = 0u64;
         for q in first..(first + (1 << self.pieces_shift)).min(self.slot_of.len()) {
-            if q == mp {
+            if q == mp && !read {
                 continue;
             }
             if self.slot_of[q] != NONE {
@@ -557,15 +647,22 @@ impl MapCache {
                     self.dirty[q] = false;
                     self.dirty_count -= 1;
                 }
-            } else if self.on_flash[q] {
-                from_flash += self.read_bytes;
+            } else {
+                if self.on_flash[q] {
+                    from_flash += self.read_bytes;
+                }
+                if q != mp && self.dirty[q] {
+                    // updated blind: its deltas go into this program
+                    self.dirty[q] = false;
+                    self.dirty_count -= 1;
+                }
             }
             self.on_flash[q] = true;
         }
         if from_flash == 0 {
             return t;
         }
-        self.read_map_bytes(t, mp as u32, from_flash, io, c).max(t)
+        self.read_map_bytes(t, mp as u32, from_flash, !read, io, c).max(t)
     }
 
     #[inline]

@@ -99,6 +99,9 @@ pub struct ControllerCounters {
     pub map_hits: u64,
     /// Map lookups that had to load their map page.
     pub map_misses: u64,
+    /// Map hits of writes whose map page was not cached (`lazy_map_updates`): entries left in the journal
+    /// and the delta table, the map page merged at the next checkpoint.
+    pub map_lazy_updates: u64,
     /// Map pages read from NAND (misses of map pages on flash, prefetches, ECC reloads).
     pub map_pages_read: u64,
     /// Dirty map data written back to NAND, in 4 KiB pages.

@@ -301,6 +301,9 @@ registry! {
         |s| s.ctl.counters.map_lookups as f64;
     map_hits: Events, Total, "Map-page lookups the map cache served.", |s| s.ctl.counters.map_hits as f64;
     map_misses: Events, Total, "Map-page lookups the map cache missed.", |s| s.ctl.counters.map_misses as f64;
+    map_lazy_updates: Events, Total,
+        "Map hits of writes whose map page was not cached: left in the journal, merged at the checkpoint.",
+        |s| s.ctl.counters.map_lazy_updates as f64;
     map_pages_read: MapPages, Total,
         "Map pages read from NAND (misses of pages on flash, prefetches, ECC reloads).",
         |s| s.ctl.counters.map_pages_read as f64;
