@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
 
 import ssdlab
+from ssdlab import cli
 
 SSDLAB = Path(sys.executable).parent / "ssdlab"
 SMALL = ["--set", "ftl.user_capacity_gb=16"]
@@ -220,3 +223,26 @@ def test_a_refused_run_leaves_nothing_behind(tmp_path: Path) -> None:
     )
     assert out.returncode == 2 and out.stderr.startswith("error: --out: is a file"), out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no results/ folder, no new.img
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped interrupt
+def test_a_ctrl_c_that_python_drops_still_ends_the_command_as_interrupted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C's KeyboardInterrupt raised inside a garbage-collection callback is printed and dropped by
+    Python, and the command goes on; main() still reports it as interrupted (exit 130)."""
+
+    def finalizer() -> None:
+        signal.raise_signal(signal.SIGINT)  # the handler runs here, inside the callback
+        for _ in range(1000):
+            pass
+
+    def command(**_: object) -> int:
+        weakref.finalize(type("T", (), {})(), finalizer)  # collected at once: the callback runs
+        return 0
+
+    monkeypatch.setattr(cli, "app", command)
+    with pytest.raises(SystemExit) as e:
+        cli.main([])
+    assert e.value.code == 130
+    assert capsys.readouterr().err.strip().endswith("interrupted")

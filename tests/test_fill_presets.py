@@ -271,7 +271,8 @@ def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
     for lv, start in zip(levels[1:4], starts, strict=True):
         assert abs(lv.fill_start - start) <= f.gb(2), (summary(levels), start)
     cache, direct, interleaved, *whole = speeds
-    assert cache == pytest.approx(f.slc, rel=0.03) and direct == pytest.approx(f.tlc, rel=0.03)
+    # 3.5%: the bare program rates less the map's checkpoints (one every 200 entries, ~0.5%)
+    assert cache == pytest.approx(f.slc, rel=0.035) and direct == pytest.approx(f.tlc, rel=0.035)
     overlapped = 1 / (1 / f.slc + 1 / f.tlc)
     assert 0.75 * overlapped < interleaved < overlapped
     # Whole-block folding: above every die waiting while one folds (the write buffer lets the host go on

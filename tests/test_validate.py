@@ -212,7 +212,7 @@ def test_the_mixed_random_check_wants_growth_toward_writes_and_a_jump_at_pure_wr
     def passed(curve: list[float]) -> bool | None:
         return {c.key: c.passed for c in checks(_mixed(curve))}["mixed_rand_grows_to_writes"]
 
-    assert passed([105, 112, 120, 130, 135, 130, 128, 130, 137, 158, 222]) is True  # the model with lazy updates
+    assert passed([105, 112, 120, 130, 135, 130, 128, 130, 137, 158, 222]) is True  # lazy map updates
     assert passed([105, 108, 112, 116, 120, 115, 109, 104, 100, 99, 98]) is False  # falls toward writes
     assert passed([105, 110, 115, 120, 125, 130, 135, 140, 145, 150, 160]) is False  # no jump at pure writes
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -616,11 +618,12 @@ def calibrate(
     plan = cal.load_plan(preset)
     n = cal.DEFAULT_BUDGET if budget is None else budget
     with _progress(not json_, f"calibrate {plan.name}") as progress:
-        report = None
-        if progress is not None:
-            bar = progress
+        bar = progress
 
-            def report(done: int, total: int, best: float) -> None:
+        def report(done: int, total: int, best: float) -> None:
+            if _CTRL_C.is_set():  # a Ctrl-C whose KeyboardInterrupt was lost (see main): stop now
+                raise KeyboardInterrupt
+            if bar is not None:
                 bar(done / total, f"trial {done}/{total}, best {best:.2f}%")
 
         out = cal.run(
@@ -1093,8 +1096,15 @@ def main(argv: list[str] | None = None) -> None:
     problem) and exits 2; a simulation that cannot go on exits 1; Ctrl-C prints ``interrupted`` and exits 130.
     No traceback reaches the user.
     """
+    _CTRL_C.clear()
+    default = threading.current_thread() is threading.main_thread()
+    default = default and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if default:
+        signal.signal(signal.SIGINT, _ctrl_c)
     try:
         code = app(args=argv, prog_name="ssdlab", standalone_mode=False)
+        if _CTRL_C.is_set():
+            code = _INTERRUPTED
     except typer.TyperException as e:
         if isinstance(e, NoArgsIsHelpError):  # bare `ssdlab`: the help, as click prints it
             e.show()
@@ -1111,6 +1121,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort):
         code = _INTERRUPTED
+    finally:
+        if default:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     # Outside standalone mode typer returns the exit code instead of exiting; 130 is how it reports Ctrl-C.
     if code == _INTERRUPTED:
         print("interrupted", file=sys.stderr)
@@ -1120,6 +1133,16 @@ def main(argv: list[str] | None = None) -> None:
 
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 _INTERRUPTED = 130
+
+#: Set by Ctrl-C. Python raises KeyboardInterrupt wherever the main thread is, and one raised inside a
+#: garbage-collection callback is printed and dropped ("Exception ignored in ..."); long commands check this
+#: between steps so such a Ctrl-C still stops them.
+_CTRL_C = threading.Event()
+
+
+def _ctrl_c(signum: int, frame: object) -> None:
+    _CTRL_C.set()
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
