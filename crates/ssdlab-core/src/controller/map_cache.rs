@@ -60,7 +60,7 @@ use crate::ftl::Lpn;
 use crate::link::{Direction, Link};
 use crate::nand::{CellMode, Geometry, Nand};
 use rand::RngExt;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 const NONE: u32 = u32::MAX;
@@ -115,10 +115,10 @@ pub struct MapCache {
     /// Entries logged since the last checkpoint, and journal bytes not yet programmed.
     entries_since: u64,
     journal_pending: u64,
-    /// `lazy_map_updates`, and the LPNs whose entries wait in the delta table for their map page (the
-    /// checkpoint merges them all).
+    /// `lazy_map_updates`, and the entries waiting in the delta table for their map page (the checkpoint
+    /// merges them all).
     lazy: bool,
-    deltas: HashSet<Lpn, BuildHasherDefault<LpnHasher>>,
+    deltas: Deltas,
     /// Scratch for a checkpoint: map pages updated blind and when each is read and merged.
     merged: Vec<(u32, Ns)>,
     /// Map pages dirtied since the last checkpoint (an entry may be stale: evicted and written back
@@ -146,6 +146,46 @@ pub struct MapCache {
     /// When each of the controller's outstanding-miss entries (`map_reads_in_flight`) is free again;
     /// empty = no limit.
     miss_free_at: Vec<Ns>,
+}
+
+/// The delta table of lazy map updates: per map page with updates waiting, a bitmap of its entries that
+/// have one (a command sets a run of bits, not one hash entry per LPN). Bitmaps are reused after a
+/// checkpoint empties the table.
+#[derive(Clone, Debug, Default)]
+struct Deltas {
+    pages: HashMap<u32, Vec<u64>, BuildHasherDefault<LpnHasher>>,
+    spare: Vec<Vec<u64>>,
+}
+
+impl Deltas {
+    /// Entries `lo..=hi` of map page `mp` (whose entries are `1 << shift` LPNs from `mp << shift`) have
+    /// deltas.
+    fn insert(&mut self, mp: u32, lo: Lpn, hi: Lpn, shift: u32) {
+        let words = (1usize << shift).div_ceil(64);
+        let spare = &mut self.spare;
+        let bits = self.pages.entry(mp).or_insert_with(|| {
+            let mut v = spare.pop().unwrap_or_default();
+            v.clear();
+            v.resize(words, 0);
+            v
+        });
+        let base = mp << shift;
+        for i in (lo - base) as usize..=(hi - base) as usize {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether every entry `lo..=hi` of map page `mp` has a delta.
+    fn covers(&self, mp: u32, lo: Lpn, hi: Lpn, shift: u32) -> bool {
+        let Some(bits) = self.pages.get(&mp) else { return false };
+        let base = mp << shift;
+        ((lo - base) as usize..=(hi - base) as usize).all(|i| bits[i / 64] & (1 << (i % 64)) != 0)
+    }
+
+    /// Empty the table (a checkpoint merged every delta).
+    fn clear(&mut self) {
+        self.spare.extend(self.pages.drain().map(|(_, v)| v));
+    }
 }
 
 impl MapCache {
@@ -203,7 +243,7 @@ impl MapCache {
             entries_since: 0,
             journal_pending: 0,
             lazy: c.lazy_map_updates && c.journal && cached,
-            deltas: HashSet::default(),
+            deltas: Deltas::default(),
             merged: Vec::new(),
             dirty_list: Vec::new(),
             dirty_count: 0,
@@ -268,11 +308,11 @@ impl MapCache {
                     c.map_hits += 1;
                     c.map_lazy_updates += 1;
                     self.mark_dirty(mp);
-                    self.deltas.extend(lo..=hi);
+                    self.deltas.insert(mp, lo, hi, self.shift);
                     done = done.max(t + self.lookup_ns);
                     continue;
                 }
-                if self.dirty[mp as usize] && (lo..=hi).all(|l| self.deltas.contains(&l)) {
+                if self.dirty[mp as usize] && self.deltas.covers(mp, lo, hi, self.shift) {
                     c.map_hits += 1;
                     done = done.max(t + self.lookup_ns);
                     continue;
