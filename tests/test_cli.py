@@ -242,7 +242,12 @@ def test_a_ctrl_c_that_python_drops_still_ends_the_command_as_interrupted(
         return 0
 
     monkeypatch.setattr(cli, "app", command)
-    with pytest.raises(SystemExit) as e:
-        cli.main([])
+    # Ctrl-C as at a terminal, even when the runner was started in the background (SIGINT ignored)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(SystemExit) as e:
+            cli.main([])
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert e.value.code == 130
     assert capsys.readouterr().err.strip().endswith("interrupted")
