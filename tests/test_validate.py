@@ -217,6 +217,17 @@ def test_the_mixed_random_check_wants_growth_toward_writes_and_a_jump_at_pure_wr
     assert passed([105, 110, 115, 120, 125, 130, 135, 140, 145, 150, 160]) is False  # no jump at pure writes
 
 
+def test_the_sn500_trails_the_rc100_in_burst_random_reads_through_the_rc100s_hmb() -> None:
+    """AnandTech's SN500 reads 4 KiB at random over 16 GB slower than the BG3-based RC100, whose HMB covers
+    that span; with the HMB withheld (the map in SRAM on both) it no longer does."""
+    figures = ["anandtech.burst_rand_read_vs_rc100"]
+    (row,) = validate.rows(["sn500-250gb"], figures=figures, quick=True)
+    (off,) = validate.rows(
+        ["sn500-250gb"], figures=figures, quick=True, set={"controller.map_cache.location": "sram"}
+    )
+    assert (row.passed, off.passed) == (True, False), (row.model, off.model)
+
+
 def test_a_check_fails_when_the_model_is_broken() -> None:
     """A link so slow that QD1 already fills it: reads cannot "top out at QD4", whatever the NAND does."""
     (row,) = validate.rows(
