@@ -97,8 +97,12 @@ def test_bad_data_names_the_field() -> None:
 def test_a_detected_hmb_map_error_is_reloaded_from_nand_never_used() -> None:
     # bg4 keeps its map in the host memory buffer; no wake-up latency after the idle gaps; the write loads
     # its map page into the HMB (a lazy update keeps its entry in the SRAM delta table until a checkpoint)
-    o = {"ftl.user_capacity_gb": 8, "power.apst": False, "power.link_exit_us": 0}
-    o["controller.map_cache.lazy_map_updates"] = False
+    o = {
+        "ftl.user_capacity_gb": 8,
+        "power.apst": False,
+        "power.link_exit_us": 0,
+        "controller.map_cache.lazy_map_updates": False,
+    }
     d = Drive.from_preset("bg4-1tb", set=o, data=True)
     lpn = 1000
     d.submit("write", lpn * PAGE, PAGE, data=page(lpn))

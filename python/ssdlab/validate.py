@@ -618,20 +618,22 @@ def _sustained_rand_read_power(fig: Figure, ctx: Context) -> Measured:
     return Measured(w, "W", "AnandTech sustained 4 KiB random read, 64 GB span: average W, mean of QD1/2/4")
 
 
+#: AnandTech's random-read test and what it does, by whether it is the burst one.
+_RAND_READ_TESTS = {
+    True: ("burst_rand_read", "burst 4 KiB random read QD1, 32 MB bursts over a 16 GB span"),
+    False: ("sustained_rand_read", "sustained 4 KiB random read, 64 GB span, mean of QD1/2/4"),
+}
+
+
 @method("anandtech", "sustained_rand_read_vs_rc100", "burst_rand_read_vs_rc100")
 def _rand_read_vs_rc100(fig: Figure, ctx: Context) -> Measured:
     """The SN500 against the RC100 on AnandTech's random reads: faster over the sustained test's 64 GB span
     (the RC100's HMB covers too little of it), slower in the burst test's 16 GB (which its HMB covers)."""
     burst = fig.key.startswith("burst")
-    test = "burst_rand_read" if burst else "sustained_rand_read"
+    test, what = _RAND_READ_TESTS[burst]
     a, b = _one_test(ctx, ctx.preset, test), _one_test(ctx, _RC100, test)
     want = "slower" if burst else "faster"
     text = f"{a.mbps:,.1f} MB/s against the RC100's ({_RC100}) {b.mbps:,.1f} (pass: {want})"
-    what = (
-        "burst 4 KiB random read QD1, 32 MB bursts over a 16 GB span"
-        if burst
-        else ("sustained 4 KiB random read, 64 GB span, mean of QD1/2/4")
-    )
     return Measured(text, "", f"AnandTech {what}, against {_RC100}; check", passed=(a.mbps < b.mbps) == burst)
 
 

@@ -303,16 +303,17 @@ impl MapCache {
             let lo = lpn.max(mp << self.shift);
             let hi = (lpn + (n - 1)).min(((mp + 1) << self.shift) - 1);
             if self.lazy && self.slot_of[mp as usize] == NONE {
-                if write {
-                    // a blind update: the delta table takes the entries, the checkpoint the map page
-                    c.map_hits += 1;
+                // the delta table serves a write (a blind update: the checkpoint takes the map page) and a
+                // read of entries it holds
+                let from_deltas = if write {
                     c.map_lazy_updates += 1;
                     self.mark_dirty(mp);
                     self.deltas.insert(mp, lo, hi, self.shift);
-                    done = done.max(t + self.lookup_ns);
-                    continue;
-                }
-                if self.dirty[mp as usize] && self.deltas.covers(mp, lo, hi, self.shift) {
+                    true
+                } else {
+                    self.dirty[mp as usize] && self.deltas.covers(mp, lo, hi, self.shift)
+                };
+                if from_deltas {
                     c.map_hits += 1;
                     done = done.max(t + self.lookup_ns);
                     continue;
