@@ -1,6 +1,9 @@
 //! Random sequences of stepping-API calls with power cuts on a small drive that keeps data: never a
 //! panic, and after a cut with the power-loss notification every page reads what was last written (zeros
-//! after a sanitize). Set Features calls (APST, power state, host memory buffer) come in between.
+//! after a sanitize). Set Features calls (APST, power state, host memory buffer) come in between. The
+//! drive is the DRAM preset or, by the input's first choice, a DRAM-less one whose map cache holds a few
+//! map pages in the HMB (SRAM once the host withdraws it), journals its updates and checkpoints every 32,
+//! writes leaving blind updates in the delta table: the map paths a DRAM drive never takes.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -31,20 +34,37 @@ enum Call {
     SetHostMemoryBuffer { mib: Option<u8> },
 }
 
-fn fresh() -> Drive {
-    static BASE: OnceLock<Drive> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let cfg = DriveConfig::from_toml_str(PRESET, &[("ftl.user_capacity_gb".into(), "0.25".into())])
-            .expect("preset");
-        let mut d = Drive::new(cfg).expect("drive");
-        d.enable_data();
-        d
-    })
-    .clone()
+/// What DRAM-less drive overrides on the preset: a map cache of 12 map pages (48 MiB of the 256 MB) in
+/// the HMB or 16 KiB of SRAM, journaled, checkpointed every 32 updates, writes updating it blind.
+const DRAMLESS: [(&str, &str); 7] = [
+    ("controller.map_cache.location", "hmb"),
+    ("controller.map_cache.hmb_size_mib", "1"),
+    ("controller.map_cache.hmb_map_pct", "5"),
+    ("controller.map_cache.sram_size_kib", "16"),
+    ("controller.map_cache.journal", "true"),
+    ("controller.map_cache.checkpoint_entries", "32"),
+    ("controller.map_cache.lazy_map_updates", "true"),
+];
+
+fn fresh(dramless: bool) -> Drive {
+    static BASE: [OnceLock<Drive>; 2] = [OnceLock::new(), OnceLock::new()];
+    BASE[usize::from(dramless)]
+        .get_or_init(|| {
+            let mut set = vec![("ftl.user_capacity_gb".to_string(), "0.25".to_string())];
+            if dramless {
+                set.extend(DRAMLESS.iter().map(|&(k, v)| (k.to_string(), v.to_string())));
+            }
+            let cfg = DriveConfig::from_toml_str(PRESET, &set).expect("preset");
+            let mut d = Drive::new(cfg).expect("drive");
+            d.enable_data();
+            d
+        })
+        .clone()
 }
 
-fuzz_target!(|calls: Vec<Call>| {
-    let mut d = fresh();
+fuzz_target!(|input: (bool, Vec<Call>)| {
+    let (dramless, calls) = input;
+    let mut d = fresh(dramless);
     let pages = d.capacity_bytes() / PAGE;
     // what each page last had written (`None`: trimmed), kept only while no unflushed cut happened
     let mut expect: HashMap<u64, Option<u8>> = HashMap::new();
@@ -106,7 +126,7 @@ fuzz_target!(|calls: Vec<Call>| {
                 let _ = d.set_power_state(index.map(usize::from));
             }
             Call::SetHostMemoryBuffer { mib } => {
-                let _ = d.set_host_memory_buffer(mib.map(u64::from)); // refused: this preset has DRAM
+                let _ = d.set_host_memory_buffer(mib.map(u64::from)); // refused with DRAM
             }
             Call::Raw { offset, len, op } => {
                 let op = [Op::Read, Op::Write, Op::Trim, Op::Flush][usize::from(op % 4)];
