@@ -773,13 +773,18 @@ def _txbench(fig: Figure, ctx: Context) -> Measured:
     )
 
 
+def _txbench_span_times(ctx: Context) -> tuple[str, str]:
+    """Ramp and measured time of each range of the span sweep."""
+    return ("0.1s", "0.3s") if ctx.quick else ("0.5s", "2s")
+
+
 def _txbench_fast_span(ctx: Context, hmb_mib: int) -> tuple[int, list[float]]:
     """The largest TxBENCH range whose reads stay within 10% of the 1 GB range's with ``hmb_mib`` of HMB, and
     the MB/s of every range."""
 
     def measure() -> tuple[int, list[float]]:
         d = _txbench_drive(ctx, {"controller.map_cache.hmb_size_mib": hmb_mib})
-        ramp, run = ("0.1s", "0.3s") if ctx.quick else ("0.5s", "2s")
+        ramp, run = _txbench_span_times(ctx)
         mbps = [_txbench_read(d, gb, ramp, run) for gb in _TXBENCH_SPANS]
         fast = itertools.takewhile(lambda gv: gv[1] >= 0.9 * mbps[0], zip(_TXBENCH_SPANS, mbps, strict=True))
         return max(gb for gb, _ in fast), mbps
@@ -789,7 +794,7 @@ def _txbench_fast_span(ctx: Context, hmb_mib: int) -> tuple[int, list[float]]:
 
 @method("txbench", "rand_read_hmb_on_64gb_MBps")
 def _txbench_hmb_on_64gb(fig: Figure, ctx: Context) -> Measured:
-    gb, run = _TXBENCH_SPANS[-1], "0.3s" if ctx.quick else "2s"
+    gb, run = _TXBENCH_SPANS[-1], _txbench_span_times(ctx)[1]
     mbps = _txbench_fast_span(ctx, 61)[1][-1]
     how = f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB at 61 MiB"
     return Measured(mbps, "MB/s", how)
