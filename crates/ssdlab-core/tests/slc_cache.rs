@@ -188,6 +188,27 @@ fn a_read_during_idle_folding_waits_for_one_nand_operation_not_a_whole_block() {
 }
 
 #[test]
+fn on_a_full_drive_idle_work_ends_with_the_idle_time() {
+    // bg4-128gb filled to the last page: a die with no free block to fold into has nothing to do while others
+    // have SLC data to fold. Idle work goes only to dies not yet busy past the idle time, so when the idle
+    // second ends the dies are done within one fold piece (SLC reads, a TLC program, an erase), not after all
+    // the folding there is (17.8 s past it when any die could be given work).
+    let mut d = drive("bg4-128gb", &[]);
+    let cap = d.capacity_bytes();
+    seq_write(&mut d, 0, cap);
+    let before = d.counters()[C::folded_bytes];
+    d.idle(SEC);
+    assert!(d.counters()[C::folded_bytes] > before, "the idle time folded");
+    let n = d.config().nand.clone();
+    let piece = us_to_ns(n.tPROG_us[0] + 4.0 * n.slc_tR_us + n.tBERS_ms * 1e3) + us_to_ns(200.0);
+    let busy_past = d.controller().nand.idle_at().saturating_sub(d.now_ns());
+    assert!(
+        busy_past < piece,
+        "the dies are busy {busy_past} ns past the idle time, one piece is {piece} ns"
+    );
+}
+
+#[test]
 fn without_a_cache_everything_goes_straight_to_tlc() {
     // map journal off: map checkpoints are SLC-mode programs too, and host data is what this is about
     let mut d = small(&[("ftl.slc_cache.enabled", "false"), ("controller.map_cache.journal", "false")]);

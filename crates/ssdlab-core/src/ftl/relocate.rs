@@ -69,13 +69,17 @@ impl Ftl {
     /// One piece of idle-time work: about one native program unit of an SLC fold or of a GC victim on a
     /// die below the background GC level (a job under way carries on first), or a static wear-levelling
     /// move. Small pieces, as firmware schedules them, so that host IO arriving during idle time waits for
-    /// at most one NAND operation, not a whole block's relocation. Returns false when there is nothing to do.
-    pub(crate) fn background_step(&mut self, ops: &mut Vec<FlashOp>) -> bool {
+    /// at most one NAND operation, not a whole block's relocation. Dies for which `busy(die)` is true are left
+    /// alone (they are busy past the idle period). Returns false when no other die has anything to do.
+    pub(crate) fn background_step(&mut self, ops: &mut Vec<FlashOp>, busy: impl Fn(u32) -> bool) -> bool {
         let dies = self.geo.dies;
         let first = self.gc.first_idle_die();
         let unit = u64::from(self.geo.slots_per_program(CellMode::Native));
         for i in 0..dies {
             let die = (first + i) % dies;
+            if busy(die) {
+                continue;
+            }
             let free = self.pool.free_on(die);
             if free < 2 {
                 continue;

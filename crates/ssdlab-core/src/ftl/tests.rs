@@ -181,7 +181,7 @@ proptest! {
                         }
                         // now and then the host goes idle: fold and collect in the background
                         for _ in 0..idle {
-                            ftl.background_step(&mut flash_ops);
+                            ftl.background_step(&mut flash_ops, |_| false);
                         }
                     }
                     Op::Flush => ftl.flush_open_units(&mut flash_ops),
