@@ -618,13 +618,12 @@ def calibrate(
     plan = cal.load_plan(preset)
     n = cal.DEFAULT_BUDGET if budget is None else budget
     with _progress(not json_, f"calibrate {plan.name}") as progress:
-        bar = progress
 
         def report(done: int, total: int, best: float) -> None:
             if _CTRL_C.is_set():  # a Ctrl-C whose KeyboardInterrupt was lost (see main): stop now
                 raise KeyboardInterrupt
-            if bar is not None:
-                bar(done / total, f"trial {done}/{total}, best {best:.2f}%")
+            if progress is not None:
+                progress(done / total, f"trial {done}/{total}, best {best:.2f}%")
 
         out = cal.run(
             plan,
