@@ -672,3 +672,32 @@ fn a_read_of_an_lpn_updated_blind_finds_its_entry_in_the_delta_table() {
     let r1 = run(&mut d, one(Rw::Read, 4096));
     assert_eq!((r1.counters[C::map_misses], r1.counters[C::map_pages_read]), (1.0, 1.0));
 }
+
+#[test]
+fn sram_tables_take_write_buffer_space_but_cache_no_map() {
+    // HMB off: 64 KiB of map pieces (4 KiB map pages: 64 of them, 256 MiB of span) beside 0 or 512 KiB of
+    // the firmware's other tables. The tables shrink the data buffer by their size and leave the hit rate
+    // over twice the covered span at one half, as without them.
+    let c = covered(64 << 10);
+    let mut hit = vec![];
+    for tables in ["0", "512"] {
+        let mut d = small(
+            "16",
+            &[
+                ("controller.map_cache.location", "sram"),
+                ("controller.map_cache.sram_size_kib", "64"),
+                ("controller.map_cache.sram_tables_kib", tables),
+            ],
+        );
+        let buffer = d.config().controller.write_buffer_bytes();
+        let want = (d.config().controller.write_buffer_kib - 64 - tables.parse::<u64>().unwrap()) << 10;
+        assert_eq!(buffer, want, "tables {tables} KiB");
+        fill(&mut d, 2 * c);
+        run(&mut d, randread(2 * c, 64 * MIB, 32, 11)); // warm
+        hit.push(run(&mut d, randread(2 * c, 600 * MIB, 32, 12)).counters[C::map_hit_rate]);
+    }
+    assert!((hit[0] - 0.5).abs() < 0.05 && (hit[1] - hit[0]).abs() < 0.01, "hit rates {hit:?}");
+    // with the HMB the SRAM is the write buffer's alone: neither key takes from it
+    let d = small("16", &[("controller.map_cache.sram_tables_kib", "512")]);
+    assert_eq!(d.config().controller.write_buffer_bytes(), d.config().controller.write_buffer_kib << 10);
+}

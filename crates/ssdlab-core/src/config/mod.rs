@@ -153,6 +153,10 @@ pub struct MapCacheConfig {
     pub hmb_size_mib: u64,
     /// On-controller SRAM given to map pages, KiB (used with `location = "sram"`).
     pub sram_size_kib: u64,
+    /// With `location = "sram"` (a DRAM-less drive without its HMB): SRAM the firmware's other tables take
+    /// beside the map pages, KiB: what it keeps in the HMB when it has one. Comes out of the write buffer
+    /// with `sram_size_kib`; caches nothing.
+    pub sram_tables_kib: u64,
     /// With `location = "sram"`: the piece of a map page the SRAM caches, KiB (a power of two; 0, or one
     /// at least `map_page_kib`, = whole map pages). A miss senses the map page and moves out and decodes
     /// only the codewords holding this piece: a small SRAM holds more scattered pieces of the map, and a
@@ -728,10 +732,11 @@ pub struct ThermalConfig {
 }
 
 impl ControllerConfig {
-    /// SRAM the map cache takes from the write buffer (only when the map is cached in SRAM).
+    /// SRAM the map cache and the firmware's other tables take from the write buffer (only when the map is
+    /// cached in SRAM).
     pub fn shared_sram_kib(&self) -> u64 {
         match self.map_cache.location {
-            MapLocation::Sram => self.map_cache.sram_size_kib,
+            MapLocation::Sram => self.map_cache.sram_size_kib + self.map_cache.sram_tables_kib,
             _ => 0,
         }
     }

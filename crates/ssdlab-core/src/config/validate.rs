@@ -201,6 +201,7 @@ impl DriveConfig {
         c.range_u("controller.map_cache.lookup_ns", m.lookup_ns, 0, 1_000_000);
         c.range_u("controller.map_cache.hmb_size_mib", m.hmb_size_mib, 1, 65_536);
         c.range_u("controller.map_cache.sram_size_kib", m.sram_size_kib, 4, 1 << 20);
+        c.range_u("controller.map_cache.sram_tables_kib", m.sram_tables_kib, 0, 1 << 20);
         c.check(
             m.map_page_kib.is_power_of_two() && m.map_page_kib <= 64,
             "controller.map_cache.map_page_kib",
@@ -424,7 +425,7 @@ impl DriveConfig {
                 "must hold at least two program units ({} KiB){}",
                 2 * pu_kib,
                 if ctl.shared_sram_kib() > 0 {
-                    " beside the SRAM map cache (map_cache.sram_size_kib)"
+                    " beside the SRAM map cache and tables (map_cache.sram_size_kib + sram_tables_kib)"
                 } else {
                     ""
                 }
