@@ -834,6 +834,22 @@ def _txbench_hmb_span(fig: Figure, ctx: Context) -> Measured:
     return Measured(text + " (pass: 48 and under 32)", "", how + "; check", passed=at64 >= 48 and at61 < 32)
 
 
+@method("txbench", "rand_write_span")
+def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
+    """TxBENCH's random writes: 4 GB of 4 KiB writes at QD32 into each range (a clone of the drive with the
+    largest range written), HMB at 61 MiB; fast = within 10% of the 1 GB range's, as for the reads."""
+    d = _txbench_drive(ctx, _HMB_61)
+    total = "256m" if ctx.quick else "4g"
+    w = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": total}
+    mbps = [float(d.clone().run(Workload(size=gb * GB, **w)).write.mbps) for gb in _TXBENCH_SPANS]
+    fast = [gb for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True) if v >= 0.9 * mbps[0]]
+    last = max(itertools.takewhile(lambda gb: gb in fast, _TXBENCH_SPANS))
+    curve = ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
+    how = f"64 GB written, then {total} of 4 KiB random writes at QD32 into each range of 1-64 GB, HMB at 61 MiB"
+    text = f"fast to {last} GB (MB/s: {curve}) (pass: fast to 2 GB, not at 4)"
+    return Measured(text, "", how + "; check", passed=last == 2)
+
+
 @method("as_ssd", "seq_read_MBps")
 def _as_ssd_seq(fig: Figure, ctx: Context) -> Measured:
     res = _as_ssd_run(ctx)
