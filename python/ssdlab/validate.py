@@ -737,9 +737,8 @@ def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult
     quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
     over = {**dict(parse_overrides(ctx.overrides)), **map_cache}
     key = "cdm6-1g-" + "-".join(f"{v}" for v in map_cache.values())
-    return ctx.once(  # type: ignore[no-any-return]
-        key, lambda: _cdm.run_cdm(Drive.from_preset(ctx.preset, set=over), version="6", test_size="1g", **quick)
-    )
+    drive = lambda: Drive.from_preset(ctx.preset, set=over)  # noqa: E731
+    return ctx.once(key, lambda: _cdm.run_cdm(drive(), version="6", test_size="1g", **quick))  # type: ignore[no-any-return]
 
 
 #: Windows' default HMB grant to the BG4 (ASCII.jp): what its CrystalDiskMark runs had with HMB on.
@@ -766,7 +765,8 @@ def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     passed = all(c < -0.01 for c in change.values()) and worst.startswith("4KiB")
     text = "HMB off against on: " + ", ".join(f"{k} {c:+.1%}" for k, c in change.items())
     how = "CDM 6, 1 GiB, best of 5, reads with HMB at 61 MiB and off"
-    return Measured(text + " (pass: every read < -1%, a random row the largest fall)", "", how + "; check", passed)
+    text += " (pass: every read < -1%, a random row the largest fall)"
+    return Measured(text, "", how + "; check", passed)
 
 
 #: ASCII.jp's TxBENCH test: its access ranges, GB, each read over data written across the largest first.
@@ -798,21 +798,26 @@ def _txbench(fig: Figure, ctx: Context) -> Measured:
     )
 
 
+def _fast_to(mbps: Sequence[float]) -> int:
+    """The largest TxBENCH range up to which every range runs within 10% of the 1 GB range's ``mbps``."""
+    fast = itertools.takewhile(lambda gv: gv[1] >= 0.9 * mbps[0], zip(_TXBENCH_SPANS, mbps, strict=True))
+    return max(gb for gb, _ in fast)
+
+
 def _txbench_span_times(ctx: Context) -> tuple[str, str]:
     """Ramp and measured time of each range of the span sweep."""
     return ("0.1s", "0.3s") if ctx.quick else ("0.5s", "2s")
 
 
 def _txbench_fast_span(ctx: Context, hmb_mib: int) -> tuple[int, list[float]]:
-    """The largest TxBENCH range whose reads stay within 10% of the 1 GB range's with ``hmb_mib`` of HMB, and
-    the MB/s of every range."""
+    """The largest fast TxBENCH range (:func:`_fast_to`) of the reads with ``hmb_mib`` of HMB, and the MB/s
+    of every range."""
 
     def measure() -> tuple[int, list[float]]:
         d = _txbench_drive(ctx, {"controller.map_cache.hmb_size_mib": hmb_mib})
         ramp, run = _txbench_span_times(ctx)
         mbps = [_txbench_read(d, gb, ramp, run) for gb in _TXBENCH_SPANS]
-        fast = itertools.takewhile(lambda gv: gv[1] >= 0.9 * mbps[0], zip(_TXBENCH_SPANS, mbps, strict=True))
-        return max(gb for gb, _ in fast), mbps
+        return _fast_to(mbps), mbps
 
     return ctx.once(f"txbench-hmb{hmb_mib}", measure)  # type: ignore[no-any-return]
 
@@ -842,10 +847,9 @@ def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     total = "256m" if ctx.quick else "4g"
     w = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": total}
     mbps = [float(d.clone().run(Workload(size=gb * GB, **w)).write.mbps) for gb in _TXBENCH_SPANS]
-    fast = [gb for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True) if v >= 0.9 * mbps[0]]
-    last = max(itertools.takewhile(lambda gb: gb in fast, _TXBENCH_SPANS))
+    last = _fast_to(mbps)
     curve = ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
-    how = f"64 GB written, then {total} of 4 KiB random writes at QD32 into each range of 1-64 GB, HMB at 61 MiB"
+    how = f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, HMB at 61 MiB"
     text = f"fast to {last} GB (MB/s: {curve}) (pass: fast to 2 GB, not at 4)"
     return Measured(text, "", how + "; check", passed=last == 2)
 
