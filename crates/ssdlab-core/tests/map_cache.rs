@@ -16,14 +16,15 @@ fn randread(span: u64, io_size: u64, qd: u32, seed: u64) -> Workload {
 }
 
 /// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides. The cache alone: 4 KiB map pages
-/// (1024 entries, 4 MiB of span), the whole HMB holding map pages, no journal, write-backs in 2-plane
-/// units, a write miss loading its map page, as the numbers below assume.
+/// (1024 entries, 4 MiB of span), the whole HMB holding map pages, no SRAM for other tables with HMB off,
+/// no journal, write-backs in 2-plane units, a write miss loading its map page, as the numbers below assume.
 fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
     let mut o = vec![
         ("ftl.user_capacity_gb", gb),
         ("ftl.slc_cache.enabled", "false"),
         ("controller.map_cache.map_page_kib", "4"),
         ("controller.map_cache.hmb_map_pct", "100"),
+        ("controller.map_cache.sram_tables_kib", "0"),
         ("controller.map_cache.journal", "false"),
         ("controller.map_cache.lazy_map_updates", "false"),
         ("controller.map_cache.map_program_planes", "2"),
