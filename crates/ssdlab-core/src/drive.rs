@@ -411,8 +411,9 @@ impl Drive {
 
     /// Set Features, Host Memory Buffer: `Some(mib)` gives the drive `mib` MiB of host memory for its map
     /// cache, `None` takes it back (the controller caches map pages in its own SRAM,
-    /// `controller.map_cache.sram_size_kib`). The cache starts cold either way. A drive with its map in
-    /// DRAM uses no host memory: refused.
+    /// `controller.map_cache.sram_size_kib`, beside its other tables, `sram_tables_kib`, and the write
+    /// buffer keeps the rest, as on a drive built without HMB). The cache starts cold either way. A drive
+    /// with its map in DRAM uses no host memory: refused.
     pub fn set_host_memory_buffer(&mut self, mib: Option<u64>) -> Result<(), SimError> {
         use crate::config::MapLocation;
         if self.cfg.controller.map_cache.location == MapLocation::Dram {

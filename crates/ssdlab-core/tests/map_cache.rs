@@ -702,3 +702,23 @@ fn sram_tables_take_write_buffer_space_but_cache_no_map() {
     let d = small("16", &[("controller.map_cache.sram_tables_kib", "512")]);
     assert_eq!(d.config().controller.write_buffer_bytes(), d.config().controller.write_buffer_kib << 10);
 }
+
+#[test]
+fn an_hmb_withdrawn_at_run_time_leaves_the_drive_built_without_one() {
+    // The host takes the HMB back (Set Features): the map and the firmware's tables move into the SRAM and
+    // the write buffer keeps what they leave, as on a drive built with HMB off. Its sequential write is then
+    // that drive's (~1 GB/s on bg4-1tb), not the HMB drive's SLC program rate.
+    let w = Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 2 * GIB, ..Workload::default() };
+    let mut built = drive("bg4-1tb", &[("controller.map_cache.location", "sram")]);
+    let mut withdrawn = drive("bg4-1tb", &[]);
+    let with_hmb = run(&mut withdrawn.clone(), w.clone()).bandwidth_mbps();
+    withdrawn.set_host_memory_buffer(None).unwrap();
+    let (a, b) = (run(&mut built, w.clone()).bandwidth_mbps(), run(&mut withdrawn, w).bandwidth_mbps());
+    eprintln!("seq write: built without HMB {a:.0} MB/s, HMB withdrawn {b:.0}, with HMB {with_hmb:.0}");
+    assert!((a - b).abs() < 0.01 * a, "built {a:.0} vs withdrawn {b:.0}");
+    assert!(with_hmb > 1.3 * b, "with HMB {with_hmb:.0} vs withdrawn {b:.0}");
+    // and given back, the whole SRAM is the write buffer's again
+    withdrawn.set_host_memory_buffer(Some(64)).unwrap();
+    let cfg = &withdrawn.config().controller;
+    assert_eq!(cfg.write_buffer_bytes(), cfg.write_buffer_kib << 10);
+}

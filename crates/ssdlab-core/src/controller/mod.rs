@@ -477,9 +477,11 @@ impl Controller {
     }
 
     /// A new map cache for `cfg` (the host gave or took back its memory buffer): it starts cold, as after
-    /// a power cycle; the FTL's map itself is whole.
+    /// a power cycle; the FTL's map itself is whole. The write buffer keeps the SRAM the map leaves it.
     pub fn renew_map_cache(&mut self, cfg: &DriveConfig) {
         self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
+        // the map and its tables move into the SRAM or out of it: the write buffer gets what is left
+        self.buffer.resize(cfg.controller.write_buffer_bytes() / u64::from(self.nand.geo.slot_bytes));
     }
 
     /// Sanitize from `now` (see [`Ftl::sanitize`]; `overwrite_passes` 0 is a block erase): the map cache

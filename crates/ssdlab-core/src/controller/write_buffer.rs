@@ -36,6 +36,12 @@ impl WriteBuffer {
         t
     }
 
+    /// The buffer now holds `capacity_slots` (the SRAM it has changed: the map moved in or out of it).
+    /// Data already in it stays; admissions wait until what is in it fits.
+    pub fn resize(&mut self, capacity_slots: u64) {
+        self.capacity_slots = capacity_slots;
+    }
+
     /// `slots` leave the buffer at `at` (their program unit is on flash then).
     pub fn release_at(&mut self, at: Ns, slots: u32) {
         self.releases.push(Reverse((at, slots)));
@@ -56,5 +62,16 @@ mod tests {
         assert_eq!(b.admit(10, 4), 300);
         // admission stays in arrival order
         assert_eq!(b.admit(20, 4), 500);
+    }
+
+    #[test]
+    fn a_shrunk_buffer_admits_once_what_it_holds_fits() {
+        let mut b = WriteBuffer::new(8);
+        assert_eq!(b.admit(0, 8), 0);
+        b.release_at(100, 4);
+        b.release_at(200, 4);
+        b.resize(4);
+        // 8 slots held in a 4-slot buffer: room for 4 only once both units are out
+        assert_eq!(b.admit(10, 4), 200);
     }
 }
