@@ -809,12 +809,13 @@ def _txbench_span_times(ctx: Context) -> tuple[str, str]:
     return ("0.1s", "0.3s") if ctx.quick else ("0.5s", "2s")
 
 
-def _txbench_fast_span(ctx: Context, hmb_mib: int) -> tuple[int, list[float]]:
-    """The largest fast TxBENCH range (:func:`_fast_to`) of the reads with ``hmb_mib`` of HMB, and the MB/s
-    of every range."""
+def _txbench_fast_span(ctx: Context, hmb_mib: int | None) -> tuple[int, list[float]]:
+    """The largest fast TxBENCH range (:func:`_fast_to`) of the reads with ``hmb_mib`` of HMB (None: HMB
+    off), and the MB/s of every range."""
 
     def measure() -> tuple[int, list[float]]:
-        d = _txbench_drive(ctx, {"controller.map_cache.hmb_size_mib": hmb_mib})
+        hmb = _anandtech.HMB_OFF if hmb_mib is None else {"controller.map_cache.hmb_size_mib": hmb_mib}
+        d = _txbench_drive(ctx, hmb)
         ramp, run = _txbench_span_times(ctx)
         mbps = [_txbench_read(d, gb, ramp, run) for gb in _TXBENCH_SPANS]
         return _fast_to(mbps), mbps
@@ -837,6 +838,15 @@ def _txbench_hmb_span(fig: Figure, ctx: Context) -> Measured:
     text = f"fast to {at64} GB with 64 MiB, to {at61} GB with 61 MiB (MB/s, 64/61 MiB: {curve})"
     how = "64 GB written, then 4 KiB random read QD32 over 1-64 GB; fast = within 10% of 1 GB's"
     return Measured(text + " (pass: 48 and under 32)", "", how + "; check", passed=at64 >= 48 and at61 < 32)
+
+
+@method("txbench", "hmb_off_span")
+def _txbench_hmb_off_span(fig: Figure, ctx: Context) -> Measured:
+    at, mbps = _txbench_fast_span(ctx, None)
+    curve = ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
+    how = "64 GB written, then 4 KiB random read QD32 over 1-64 GB, HMB off; fast = within 10% of 1 GB's"
+    text = f"fast to {at} GB (MB/s: {curve}) (pass: 1)"
+    return Measured(text, "", how + "; check", passed=at == 1)
 
 
 #: The BG3s ASCII.jp's may have been (the article does not name its capacity).
