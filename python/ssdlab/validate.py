@@ -736,9 +736,11 @@ def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult
     """ASCII.jp's CrystalDiskMark 6 at its defaults (1 GiB, best of 5) with the map cache set as given."""
     quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
     over = {**dict(parse_overrides(ctx.overrides)), **map_cache}
-    key = "cdm6-1g-" + "-".join(f"{v}" for v in map_cache.values())
-    drive = lambda: Drive.from_preset(ctx.preset, set=over)  # noqa: E731
-    return ctx.once(key, lambda: _cdm.run_cdm(drive(), version="6", test_size="1g", **quick))  # type: ignore[no-any-return]
+
+    def run() -> _cdm.CdmResult:
+        return _cdm.run_cdm(Drive.from_preset(ctx.preset, set=over), version="6", test_size="1g", **quick)
+
+    return ctx.once("cdm6-1g-" + "-".join(map(str, map_cache.values())), run)  # type: ignore[no-any-return]
 
 
 #: Windows' default HMB grant to the BG4 (ASCII.jp): what its CrystalDiskMark runs had with HMB on.
@@ -764,9 +766,8 @@ def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     worst = min(change, key=lambda k: change[k])
     passed = all(c < -0.01 for c in change.values()) and worst.startswith("4KiB")
     text = "HMB off against on: " + ", ".join(f"{k} {c:+.1%}" for k, c in change.items())
-    how = "CDM 6, 1 GiB, best of 5, reads with HMB at 61 MiB and off"
     text += " (pass: every read < -1%, a random row the largest fall)"
-    return Measured(text, "", how + "; check", passed)
+    return Measured(text, "", "CDM 6, 1 GiB, best of 5, reads with HMB at 61 MiB and off; check", passed)
 
 
 #: ASCII.jp's TxBENCH test: its access ranges, GB, each read over data written across the largest first.
@@ -796,6 +797,11 @@ def _txbench(fig: Figure, ctx: Context) -> Measured:
     return Measured(
         mbps, "MB/s", f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB off"
     )
+
+
+def _curve(mbps: Sequence[float]) -> str:
+    """MB/s of each TxBENCH range, for a check's text."""
+    return ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
 
 
 def _fast_to(mbps: Sequence[float]) -> int:
@@ -843,9 +849,8 @@ def _txbench_hmb_span(fig: Figure, ctx: Context) -> Measured:
 @method("txbench", "hmb_off_span")
 def _txbench_hmb_off_span(fig: Figure, ctx: Context) -> Measured:
     at, mbps = _txbench_fast_span(ctx, None)
-    curve = ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
     how = "64 GB written, then 4 KiB random read QD32 over 1-64 GB, HMB off; fast = within 10% of 1 GB's"
-    text = f"fast to {at} GB (MB/s: {curve}) (pass: 1)"
+    text = f"fast to {at} GB (MB/s: {_curve(mbps)}) (pass: 1)"
     return Measured(text, "", how + "; check", passed=at == 1)
 
 
@@ -881,9 +886,8 @@ def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     w = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": total}
     mbps = [float(d.clone().run(Workload(size=gb * GB, **w)).write.mbps) for gb in _TXBENCH_SPANS]
     last = _fast_to(mbps)
-    curve = ", ".join(f"{gb} GB {v:,.0f}" for gb, v in zip(_TXBENCH_SPANS, mbps, strict=True))
     how = f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, HMB at 61 MiB"
-    text = f"fast to {last} GB (MB/s: {curve}) (pass: fast to 2 GB, not at 4)"
+    text = f"fast to {last} GB (MB/s: {_curve(mbps)}) (pass: fast to 2 GB, not at 4)"
     return Measured(text, "", how + "; check", passed=last == 2)
 
 
