@@ -228,6 +228,16 @@ def test_the_sn500_trails_the_rc100_in_burst_random_reads_through_the_rc100s_hmb
     assert (row.passed, off.passed) == (True, False), (row.model, off.model)
 
 
+def test_without_its_hmb_the_bg4_reads_crystaldiskmarks_file_slower_through_its_map_sram() -> None:
+    """ASCII.jp: with HMB off every CrystalDiskMark read falls, random ones most. The map SRAM beside the
+    firmware's other tables covers less than CDM's 1 GiB file; the first cut's 1 MiB of map covered it all."""
+    figures = ["ascii_cdm.hmb_off"]
+    (row,) = validate.rows(["bg4-256gb"], figures=figures, quick=True)
+    first_cut = {"controller.map_cache.sram_size_kib": 1024, "controller.map_cache.sram_tables_kib": 0}
+    (whole,) = validate.rows(["bg4-256gb"], figures=figures, quick=True, set=first_cut)
+    assert (row.passed, whole.passed) == (True, False), (row.model, whole.model)
+
+
 def test_a_check_fails_when_the_model_is_broken() -> None:
     """A link so slow that QD1 already fills it: reads cannot "top out at QD4", whatever the NAND does."""
     (row,) = validate.rows(
