@@ -774,9 +774,10 @@ def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
 _TXBENCH_SPANS = (1, 2, 4, 8, 16, 32, 48, 64)
 
 
-def _txbench_drive(ctx: Context, overrides: dict[str, object]) -> Drive:
-    """The context's preset with ``overrides``, TxBENCH's largest range written 128 KiB at QD32."""
-    d = Drive.from_preset(ctx.preset, set={**dict(parse_overrides(ctx.overrides)), **overrides})
+def _txbench_drive(ctx: Context, overrides: dict[str, object], preset: str | None = None) -> Drive:
+    """``preset`` (default: the context's) with ``overrides``, TxBENCH's largest range written 128 KiB at
+    QD32."""
+    d = Drive.from_preset(preset or ctx.preset, set={**dict(parse_overrides(ctx.overrides)), **overrides})
     write_span(d, 0, _TXBENCH_SPANS[-1] * GB)
     return d
 
@@ -866,9 +867,7 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     bg4 = _txbench_fast_span(ctx, 61)[1][-1]
 
     def bg3(preset: str) -> float:
-        d = Drive.from_preset(preset, set=ctx.overrides)
-        write_span(d, 0, gb * GB)
-        return _txbench_read(d, gb, ramp, run)
+        return _txbench_read(_txbench_drive(ctx, {}, preset), gb, ramp, run)
 
     bg3s = {p: ctx.once(f"txbench-{p}", lambda p=p: bg3(p)) for p in _BG3S}
     text = f"{bg4:,.0f} MB/s against " + ", ".join(f"{p} {v:,.0f}" for p, v in bg3s.items())
