@@ -73,8 +73,10 @@ sysdeps:
 guest: sysdeps
 	scripts/build_guest.sh target/guest
 
+# One worker per core, a test file to a worker (a file's module fixtures, such as test_fidelity's runs of
+# each preset's methods, are built once): about 7 minutes on 2 cores where one process took 11.
 pytest: build sysdeps
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 bench:
 	cargo bench -p ssdlab-core --bench engine

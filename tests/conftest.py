@@ -22,3 +22,13 @@ SMALL = {"ftl.user_capacity_gb": 16}
 @pytest.fixture
 def small_bg4() -> ssdlab.Drive:
     return ssdlab.Drive.from_preset("bg4-1tb", set=SMALL)
+
+
+@pytest.fixture(autouse=True)
+def _cli_tables_as_wide_as_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI prints for a 160-column terminal when its output is not one and COLUMNS is unset
+    (``ssdlab.cli.stdout``); pytest-xdist's workers set COLUMNS=80, which would wrap the lines the in-process
+    CLI tests look for. Every test sees the CLI as one process run alone does."""
+    from ssdlab import cli
+
+    monkeypatch.setattr(cli.stdout, "width", 160)
