@@ -3,7 +3,7 @@
 //!
 //! The L2P is kept in fixed-size chunks, allocated when an LPN in them is first written and shared between
 //! clones of a drive until one of them writes there (copy on write). A fresh 1 TB drive thus costs the
-//! chunk table (30 KB), and `Drive::clone()` of a preconditioned drive copies only the chunk pointers;
+//! chunk table (4 KB), and `Drive::clone()` of a preconditioned drive copies only the chunk pointers;
 //! each side copies a chunk the first time it changes it.
 //!
 //! Entries are atomics written with relaxed stores, so a chunk known to be unshared is changed in place
@@ -17,9 +17,11 @@ use std::fmt::Debug;
 use std::sync::atomic::{fence, AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 
-/// Entries per chunk: 65536 LPNs (256 MiB of LBA span) take 256 KiB of map. Large enough that the chunk
-/// table (8 bytes a chunk: 30 KB for 1 TB) stays in cache beside random lookups, small against the map.
-const CHUNK_BITS: u32 = 16;
+/// Entries per chunk: 524288 LPNs (2 GiB of LBA span) take 2 MiB of map. The chunk table (8 bytes a chunk:
+/// 4 KB for 1 TB) stays in cache beside random lookups; with 65536-LPN chunks (a 30 KB table) the engine
+/// ran 2-4% slower (`make bench` scenarios, A/B 2026-11-29). A clone's first write to a chunk copies it:
+/// 2 MiB, about as long as a few simulated IOs take.
+const CHUNK_BITS: u32 = 19;
 const CHUNK: usize = 1 << CHUNK_BITS;
 const _: () = assert!(CHUNK == super::MAP_CHUNK_LPNS as usize);
 /// How many entries ahead a scan over scattered LPNs (a GC victim's) prefetches their map entries: far

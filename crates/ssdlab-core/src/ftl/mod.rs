@@ -33,7 +33,7 @@ use pool::BlockPool;
 use slc::{PostCacheNow, SlcCache};
 
 /// LPNs in one chunk of the L2P map: the unit it is allocated and copied on write in.
-pub const MAP_CHUNK_LPNS: u32 = 1 << 16;
+pub const MAP_CHUNK_LPNS: u32 = 1 << 19;
 
 /// Logical page number: a 4 KiB host page.
 pub(crate) type Lpn = u32;
