@@ -743,21 +743,27 @@ def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult
     return ctx.once("cdm6-1g-" + "-".join(map(str, map_cache.values())), run)  # type: ignore[no-any-return]
 
 
-#: Windows' default HMB grant to the BG4 (ASCII.jp): what its CrystalDiskMark runs had with HMB on.
-_HMB_61 = {"controller.map_cache.hmb_size_mib": 61}
+#: Windows' default HMB grant to the BG4, MiB (ASCII.jp): what its runs with HMB on had, below the 64 it asks.
+_WINDOWS_HMB_MIB = 61
+
+
+def _hmb(mib: int | None) -> dict[str, object]:
+    """The overrides that give the drive ``mib`` MiB of HMB (None: HMB off)."""
+    return dict(_anandtech.HMB_OFF) if mib is None else {"controller.map_cache.hmb_size_mib": mib}
 
 
 @method("ascii_cdm", "seq_read_MBps", "seq_write_MBps")
 def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
-    value, unit = _cdm.reference_value(_ascii_cdm_run(ctx, _HMB_61), fig.key)
-    return Measured(value, unit, "CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default 61 MiB")
+    value, unit = _cdm.reference_value(_ascii_cdm_run(ctx, _hmb(_WINDOWS_HMB_MIB)), fig.key)
+    how = f"CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default {_WINDOWS_HMB_MIB} MiB"
+    return Measured(value, unit, how)
 
 
 @method("ascii_cdm", "hmb_off")
 def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     """Every read row of the CDM 6 run slower with HMB off than with HMB on (by more than 1%: a tie is not
     "slower"), and the largest fall a random row's."""
-    on, off = _ascii_cdm_run(ctx, _HMB_61), _ascii_cdm_run(ctx, _anandtech.HMB_OFF)
+    on, off = _ascii_cdm_run(ctx, _hmb(_WINDOWS_HMB_MIB)), _ascii_cdm_run(ctx, _hmb(None))
     change = {
         a.label.removesuffix(" read"): b.mbps / a.mbps - 1
         for a, b in zip(on.rows, off.rows, strict=True)
@@ -767,7 +773,8 @@ def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     passed = all(c < -0.01 for c in change.values()) and worst.startswith("4KiB")
     text = "HMB off against on: " + ", ".join(f"{k} {c:+.1%}" for k, c in change.items())
     text += " (pass: every read < -1%, a random row the largest fall)"
-    return Measured(text, "", "CDM 6, 1 GiB, best of 5, reads with HMB at 61 MiB and off; check", passed)
+    how = f"CDM 6, 1 GiB, best of 5, reads with HMB at {_WINDOWS_HMB_MIB} MiB and off; check"
+    return Measured(text, "", how, passed)
 
 
 #: ASCII.jp's TxBENCH test: its access ranges, GB, each read over data written across the largest first.
@@ -794,7 +801,7 @@ def _txbench_read(d: Drive, gb: int, ramp: str, run: str) -> float:
 def _txbench(fig: Figure, ctx: Context) -> Measured:
     ramp, run = ("0.2s", "0.5s") if ctx.quick else ("1s", "5s")
     gb = _TXBENCH_SPANS[-1]
-    mbps = _txbench_read(_txbench_drive(ctx, _anandtech.HMB_OFF), gb, ramp, run)
+    mbps = _txbench_read(_txbench_drive(ctx, _hmb(None)), gb, ramp, run)
     return Measured(
         mbps, "MB/s", f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB off"
     )
@@ -821,8 +828,7 @@ def _txbench_fast_span(ctx: Context, hmb_mib: int | None) -> tuple[int, list[flo
     off), and the MB/s of every range."""
 
     def measure() -> tuple[int, list[float]]:
-        hmb = _anandtech.HMB_OFF if hmb_mib is None else {"controller.map_cache.hmb_size_mib": hmb_mib}
-        d = _txbench_drive(ctx, hmb)
+        d = _txbench_drive(ctx, _hmb(hmb_mib))
         ramp, run = _txbench_span_times(ctx)
         mbps = [_txbench_read(d, gb, ramp, run) for gb in _TXBENCH_SPANS]
         return _fast_to(mbps), mbps
@@ -833,14 +839,17 @@ def _txbench_fast_span(ctx: Context, hmb_mib: int | None) -> tuple[int, list[flo
 @method("txbench", "rand_read_hmb_on_64gb_MBps")
 def _txbench_hmb_on_64gb(fig: Figure, ctx: Context) -> Measured:
     gb, run = _TXBENCH_SPANS[-1], _txbench_span_times(ctx)[1]
-    mbps = _txbench_fast_span(ctx, 61)[1][-1]
-    how = f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, HMB at 61 MiB"
+    mbps = _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)[1][-1]
+    how = (
+        f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, "
+        f"HMB at {_WINDOWS_HMB_MIB} MiB"
+    )
     return Measured(mbps, "MB/s", how)
 
 
 @method("txbench", "hmb_span")
 def _txbench_hmb_span(fig: Figure, ctx: Context) -> Measured:
-    (at64, v64), (at61, v61) = _txbench_fast_span(ctx, 64), _txbench_fast_span(ctx, 61)
+    (at64, v64), (at61, v61) = _txbench_fast_span(ctx, 64), _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)
     curve = ", ".join(f"{gb} GB {a:,.0f}/{b:,.0f}" for gb, a, b in zip(_TXBENCH_SPANS, v64, v61, strict=True))
     text = f"fast to {at64} GB with 64 MiB, to {at61} GB with 61 MiB (MB/s, 64/61 MiB: {curve})"
     how = "64 GB written, then 4 KiB random read QD32 over 1-64 GB; fast = within 10% of 1 GB's"
@@ -864,14 +873,17 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     """The 64 GB range's random reads, the BG4 at Windows' 61 MiB against each BG3 at its own grant (38 MiB,
     its whole preferred size): more than 100 MB/s faster than every one of them."""
     gb, (ramp, run) = _TXBENCH_SPANS[-1], _txbench_span_times(ctx)
-    bg4 = _txbench_fast_span(ctx, 61)[1][-1]
+    bg4 = _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)[1][-1]
 
     def bg3(preset: str) -> float:
         return _txbench_read(_txbench_drive(ctx, {}, preset), gb, ramp, run)
 
     bg3s = {p: ctx.once(f"txbench-{p}", lambda p=p: bg3(p)) for p in _BG3S}
     text = f"{bg4:,.0f} MB/s against " + ", ".join(f"{p} {v:,.0f}" for p, v in bg3s.items())
-    how = f"{gb} GB written, then 4 KiB random read QD32 over it for {run}; HMB: BG4 61 MiB, each BG3 38"
+    how = (
+        f"{gb} GB written, then 4 KiB random read QD32 over it for {run}; "
+        f"HMB: BG4 {_WINDOWS_HMB_MIB} MiB, each BG3 38"
+    )
     text += " (pass: > 100 MB/s above each)"
     return Measured(text, "", how + "; check", passed=bg4 - max(bg3s.values()) > 100)
 
@@ -880,12 +892,15 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
 def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     """TxBENCH's random writes: 4 GB of 4 KiB writes at QD32 into each range (a clone of the drive with the
     largest range written), HMB at 61 MiB; fast = within 10% of the 1 GB range's, as for the reads."""
-    d = _txbench_drive(ctx, _HMB_61)
+    d = _txbench_drive(ctx, _hmb(_WINDOWS_HMB_MIB))
     total = "256m" if ctx.quick else "4g"
     w = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": total}
     mbps = [float(d.clone().run(Workload(size=gb * GB, **w)).write.mbps) for gb in _TXBENCH_SPANS]
     last = _fast_to(mbps)
-    how = f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, HMB at 61 MiB"
+    how = (
+        f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, "
+        f"HMB at {_WINDOWS_HMB_MIB} MiB"
+    )
     text = f"fast to {last} GB (MB/s: {_curve(mbps)}) (pass: fast to 2 GB, not at 4)"
     return Measured(text, "", how + "; check", passed=last == 2)
 
