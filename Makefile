@@ -90,6 +90,8 @@ lint: venv
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests scripts
+	$(BIN)/ruff format --check python tests scripts
+	$(BIN)/mypy
 
 # Generated docs: the counter table, from the engine's registry (a test checks it is current).
 docs: build
@@ -109,6 +111,6 @@ fuzz:
 clean:
 	rm -rf $(VENV) target
 
-# The README's fidelity table: every published figure against the model (`ssdlab validate`, a few minutes).
+# The README's fidelity table: every published figure against the model (`ssdlab validate`, a drive a process).
 fidelity: build
-	$(BIN)/ssdlab validate --readme README.md
+	$(BIN)/ssdlab validate --jobs 0 --readme README.md

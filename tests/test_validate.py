@@ -288,6 +288,19 @@ def test_a_figure_a_preset_value_was_fitted_to_is_in_sample() -> None:
     assert [r.fit for r in rows] == [False]  # nothing names KitGuru's figure
 
 
+def test_drives_validated_in_parallel_give_the_same_rows_in_the_same_order() -> None:
+    # each drive in its own process (its suite runs shared there): the rows of one process, bit for bit
+    presets, figs = ["bg4-128gb", "sn520-128gb", "cl1-128gb"], ["spec.seq_read_MBps", "as_ssd_4k_read_qd1"]
+    one = validate.rows(presets, figures=figs, quick=True)
+    assert len({r.drive for r in one}) == 3 and all(r.model is not None for r in one)
+    assert validate.rows(presets, figures=figs, quick=True, jobs=2) == one
+
+
+def test_a_negative_job_count_is_a_workload_error() -> None:
+    with pytest.raises(ValueError, match="jobs: must be 0"):
+        validate.rows(["bg4-128gb", "sn520-128gb"], figures=["spec.seq_read_MBps"], quick=True, jobs=-1)
+
+
 # ------------------------------------------------------------------------------------------------- CLI
 
 
@@ -295,6 +308,13 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW", "--json"])
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 1 and all(r["error_pct"] is None and r["drive"] == "sn520-128gb" for r in rows)
+
+
+def test_cli_jobs_validates_drives_in_parallel(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", "bg4-128gb", "sn520-128gb", "-f", "spec.seq_read_MBps", "--quick", "-j", "2", "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["drive"] for r in rows] == ["bg4-128gb", "sn520-128gb"]
+    assert all(r["model"] > 0 for r in rows)
 
 
 def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:

@@ -395,6 +395,12 @@ def validate(
         typer.Option(help="Write the table into this README between its fidelity markers (make fidelity)."),
     ] = None,
     json_: JsonOpt = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", help="Drives validated at a time, each in its own process (0: one per CPU)."
+        ),
+    ] = 1,
 ) -> None:
     """Run, for every published figure, the method its source used on the matching preset, and print drive,
     figure, source, method, published, model, error % and whether the figure is in-sample (a preset value was
@@ -410,7 +416,7 @@ def validate(
             str(readme),
         )
     with _progress(not (json_ or markdown), "validate") as progress:
-        rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress)
+        rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress, jobs=jobs)
     if readme is not None:
         changed = v.update_readme(readme, rs)
         stdout.print(f"{'updated' if changed else 'unchanged'}: {readme}")

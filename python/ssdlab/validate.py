@@ -40,11 +40,15 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import multiprocessing
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -734,11 +738,15 @@ def _atto_top(fig: Figure, ctx: Context) -> Measured:
 
 def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult:
     """ASCII.jp's CrystalDiskMark 6 at its defaults (1 GiB, best of 5) with the map cache set as given."""
-    quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
     over = {**dict(parse_overrides(ctx.overrides)), **map_cache}
 
     def run() -> _cdm.CdmResult:
-        return _cdm.run_cdm(Drive.from_preset(ctx.preset, set=over), version="6", test_size="1g", **quick)
+        d = Drive.from_preset(ctx.preset, set=over)
+        if ctx.quick:
+            return _cdm.run_cdm(
+                d, version="6", test_size="1g", runs=1, duration="1s", warmup="0.5s", interval="1s"
+            )
+        return _cdm.run_cdm(d, version="6", test_size="1g")
 
     return ctx.once("cdm6-1g-" + "-".join(map(str, map_cache.values())), run)  # type: ignore[no-any-return]
 
@@ -879,7 +887,7 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     def bg3(preset: str) -> float:
         return _txbench_read(_txbench_drive(ctx, {}, preset), gb, ramp, run)
 
-    bg3s = {p: ctx.once(f"txbench-{p}", lambda p=p: bg3(p)) for p in _BG3S}
+    bg3s: dict[str, float] = {p: ctx.once(f"txbench-{p}", functools.partial(bg3, p)) for p in _BG3S}
     text = f"{bg4:,.0f} MB/s against " + ", ".join(f"{p} {v:,.0f}" for p, v in bg3s.items())
     how = (
         f"{gb} GB written, then 4 KiB random read QD32 over it for {run}; "
@@ -895,8 +903,10 @@ def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     largest range written), HMB at 61 MiB; fast = within 10% of the 1 GB range's, as for the reads."""
     d = _txbench_drive(ctx, _hmb(_WINDOWS_HMB_MIB))
     total = "256m" if ctx.quick else "4g"
-    w = {"rw": "randwrite", "bs": "4k", "iodepth": 32, "io_size": total}
-    mbps = [float(d.clone().run(Workload(size=gb * GB, **w)).write.mbps) for gb in _TXBENCH_SPANS]
+    runs = [
+        Workload(rw="randwrite", bs="4k", iodepth=32, io_size=total, size=gb * GB) for gb in _TXBENCH_SPANS
+    ]
+    mbps = [float(d.clone().run(w).write.mbps) for w in runs]
     last = _fast_to(mbps)
     how = (
         f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, "
@@ -1004,6 +1014,7 @@ def rows(
     quick: bool = False,
     set: Overrides = None,
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> list[Row]:
     """Every published figure of ``presets`` (default: all drives with figures) against the model.
 
@@ -1011,7 +1022,8 @@ def rows(
     ``quick`` runs every method shorter (and fills on scaled drives): for tests, not for the figures.
     ``set`` overrides parameters of every drive measured (as ``--set`` does; e.g. a calibration's trial
     values). A preset that is not built in is a :class:`ssdlab.ConfigError`; a published drive with no preset
-    yet gives rows that say so.
+    yet gives rows that say so. ``jobs`` runs that many drives at a time, each in its own process (0: one
+    per CPU); the rows are the same, in the same order.
 
     Examples
     --------
@@ -1042,12 +1054,66 @@ def rows(
                 w,
             )
     figs = [f for f in theirs if _select(f, figures)]
+    by_drive = [list(g) for _, g in itertools.groupby(figs, key=lambda f: f.drive)]
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
+    if jobs < 0:
+        raise workload_error("jobs", "must be 0 (one per CPU) or more", jobs)
     out: list[Row] = []
-    contexts: dict[str, Context] = {}
-    fitted: dict[str, list[Fitted]] = {}
+    if jobs == 1 or len(by_drive) < 2:
+        for group in by_drive:
+            done = len(out)  # one row a figure
+
+            def tick(i: int, fig: Figure, done: int = done) -> None:
+                if progress is not None:
+                    progress((done + i) / len(figs), f"{fig.drive} {fig.name}")
+
+            out += _drive_rows(group, quick, set, tick)
+    else:
+        # A drive's figures share its suite runs (Context), so a drive is the unit of work; the longest
+        # first, as its runs set the wall time. Rows keep the one-process order.
+        order = sorted(range(len(by_drive)), key=lambda k: -_cost(by_drive[k]))
+        results: dict[int, list[Row]] = {}
+        spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked native state
+        with ProcessPoolExecutor(max_workers=min(jobs, len(by_drive)), mp_context=spawn) as pool:
+            pending = {pool.submit(_drive_rows, by_drive[k], quick, set): k for k in order}
+            done = 0
+            if progress is not None:
+                progress(0.0, f"{len(by_drive)} drives on {min(jobs, len(by_drive))} processes")
+            for fut in as_completed(pending):
+                k = pending[fut]
+                results[k] = fut.result()
+                done += len(by_drive[k])
+                if progress is not None:
+                    progress(done / len(figs), f"{by_drive[k][0].drive} done")
+        out = [r for k in range(len(by_drive)) for r in results[k]]
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+def _cost(group: Sequence[Figure]) -> float:
+    """A rough weight of a drive's validation for scheduling: its capacity (fills and prefills scale with
+    it) times its tables."""
+    if group[0].drive not in list_presets():  # its rows say so, at no cost
+        return 0.0
+    return Drive.from_preset(group[0].drive).capacity_bytes * len({f.table for f in group})
+
+
+def _drive_rows(
+    figs: Sequence[Figure],
+    quick: bool,
+    set: Overrides,
+    tick: Callable[[int, Figure], None] | None = None,
+) -> list[Row]:
+    """The rows of one drive's figures, in order, its suite runs shared (one :class:`Context`)."""
+    known = {*list_presets()}
+    out: list[Row] = []
+    ctx: Context | None = None
+    fitted: list[Fitted] | None = None
     for i, fig in enumerate(figs):
-        if progress is not None:
-            progress(i / max(1, len(figs)), f"{fig.drive} {fig.name}")
+        if tick is not None:
+            tick(i, fig)
         base = {
             "drive": fig.drive,
             "figure": fig.name,
@@ -1077,10 +1143,10 @@ def rows(
                 )
             )
             continue
-        ctx = contexts.setdefault(fig.drive, Context(fig.drive, quick, set))
+        ctx = ctx or Context(fig.drive, quick, set)
         m = fn(fig, ctx)
-        if fig.drive not in fitted:
-            fitted[fig.drive] = [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)]
+        if fitted is None:
+            fitted = [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)]
         numeric = isinstance(m.model, (int, float)) and not isinstance(m.model, bool)
         out.append(
             Row(
@@ -1089,14 +1155,12 @@ def rows(
                 model=m.model,
                 unit=m.unit,
                 error_pct=error_pct(fig.published, float(m.model)) if numeric else None,
-                fit=None if m.model is None else m.in_sample or _in_sample(fig, fitted[fig.drive]),
+                fit=None if m.model is None else m.in_sample or _in_sample(fig, fitted),
                 note=m.note,
                 passed=m.passed,
                 quick=quick,
             )
         )
-    if progress is not None:
-        progress(1.0, "done")
     return out
 
 
