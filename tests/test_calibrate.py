@@ -28,7 +28,7 @@ import optuna
 import pytest
 
 import ssdlab
-from ssdlab import Drive, reference
+from ssdlab import Drive, reference, validate
 from ssdlab import calibrate as cal
 from ssdlab._dask import client as dask_client
 from ssdlab._dask import is_sync_cancel_bug
@@ -149,6 +149,46 @@ def test_a_synthetic_calibration_finds_the_tPROG_that_made_the_curve(tmp_path: P
     assert out.error_after < out.error_before * 0.75
     assert out.trials == 40 and [d for d, _ in seen] == list(range(41))
     assert all(b2 <= b1 for (_, b1), (_, b2) in itertools.pairwise(seen)), "the best never worsens"
+
+
+def spec_drive(tmp_path: Path) -> Path:
+    """bg4-256gb (no calibration of its own) with one free parameter, fitted to its spec sequential write."""
+    path = tmp_path / "spec.toml"
+    path.write_text(
+        'base = "bg4-256gb"\n[calibration]\nfigures = ["bg4-256gb.spec.seq_write_MBps"]\n'
+        'holdout = ["bg4-256gb.spec.rand_read_kIOPS"]\n'
+        '[calibration.free]\n"nand.slc_tPROG_us" = [100.0, 400.0]\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_figure_of_another_method_is_measured_as_validate_measures_it() -> None:
+    # the spec sheet's sequential write, by validate's CDM-like method, on the trial's drive: 8 dies of
+    # SLC-mode programs, so a slower program writes slower; the error is against the published value given
+    toml = Drive.from_preset("bg4-256gb").config_toml()
+    published = {"bg4-256gb.spec.seq_write_MBps": 1000}
+    fast, slow = (cal.evaluate(toml, {"nand.slc_tPROG_us": t}, published) for t in (180.0, 250.0))
+    (row,) = validate.rows(["bg4-256gb"], figures=["spec.seq_write_MBps"], set={"nand.slc_tPROG_us": 250.0})
+    e = slow["bg4-256gb.spec.seq_write_MBps"]
+    assert (e.model, e.unit) == (row.model, row.unit)
+    assert e.error_pct == pytest.approx(abs(row.model - 1000) / 10)
+    assert fast["bg4-256gb.spec.seq_write_MBps"].model > 1.2 * e.model
+
+
+def test_a_synthetic_calibration_finds_the_tPROG_that_made_a_spec_figure(tmp_path: Path) -> None:
+    path = spec_drive(tmp_path)
+    toml = Drive.from_toml(path).config_toml()
+    target = cal.evaluate(toml, {"nand.slc_tPROG_us": TARGET_TPROG}, {"bg4-256gb.spec.seq_write_MBps": 1})
+    tables = {
+        "spec": {"seq_write_MBps": target["bg4-256gb.spec.seq_write_MBps"].model, "rand_read_kIOPS": 330}
+    }
+    plan = cal.load_plan(str(path), published=lambda drive: tables if drive == "bg4-256gb" else None)
+    out = cal.run(plan, budget=20, workers=2, study=tmp_path / "s.sqlite", processes=False)
+    assert out.before == {"nand.slc_tPROG_us": 180.0}
+    assert out.after["nand.slc_tPROG_us"] == pytest.approx(TARGET_TPROG, rel=0.03)
+    assert out.error_after < 2.0 < out.error_before
+    assert set(out.after_errors) == {"bg4-256gb.spec.seq_write_MBps", "bg4-256gb.spec.rand_read_kIOPS"}
 
 
 class Stop(KeyboardInterrupt):
@@ -365,7 +405,16 @@ def test_write_leaves_a_value_the_fit_did_not_move_as_it_was(tmp_path: Path) -> 
         ),
         (["{file}.missing.toml"], None, "cannot read the drive file"),
         (["{file}"], '[calibration]\nfigures = ["bg4-128gb.fill.nope"]\n', "bg4-128gb.fill.nope"),
-        (["{file}"], '[calibration]\nfigures = ["bg4-1tb.cdm.seq_read_MBps"]\n', "calibrate measures fill"),
+        (  # a statement: nothing to fit a number to
+            ["{file}"],
+            '[calibration]\nfigures = ["bg4-1tb.anandtech.seq_read_hmb_on"]\n',
+            "a fit needs a number (got bg4-1tb.anandtech.seq_read_hmb_on)",
+        ),
+        (  # no method measures it yet
+            ["{file}"],
+            '[calibration]\nfigures = ["sn520-128gb.spec.endurance_TBW"]\n',
+            "`ssdlab validate` has a method for",
+        ),
         (["{file}", "--budget", "0"], "", "--budget"),
         (["{file}", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "", "--workers"),
     ],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab import validate
+from ssdlab import Drive, validate
 from ssdlab.cli import main
 from ssdlab.presets import list_presets
 from ssdlab.report import validate_table
@@ -294,6 +294,19 @@ def test_drives_validated_in_parallel_give_the_same_rows_in_the_same_order() -> 
     one = validate.rows(presets, figures=figs, quick=True)
     assert len({r.drive for r in one}) == 3 and all(r.model is not None for r in one)
     assert validate.rows(presets, figures=figs, quick=True, jobs=2) == one
+
+
+def test_a_config_is_measured_in_its_presets_place() -> None:
+    # how calibrate measures a trial: the same drive as a config gives the same rows; another drive moves them
+    figs = ["spec.seq_write_MBps"]
+    own = validate.rows(["bg4-128gb"], figures=figs, quick=True)
+    same = Drive.from_preset("bg4-128gb").config_toml()
+    assert validate.rows(["bg4-128gb"], figures=figs, quick=True, config=same) == own
+    slower = Drive.from_preset("bg4-128gb", set={"nand.slc_tPROG_us": 250.0}).config_toml()
+    (row,) = validate.rows(["bg4-128gb"], figures=figs, quick=True, config=slower)
+    assert row.model < 0.8 * own[0].model
+    with pytest.raises(ValueError, match="config: is measured in one preset's place"):
+        validate.rows(["bg4-128gb", "sn520-128gb"], figures=figs, quick=True, config=same)
 
 
 def test_a_negative_job_count_is_a_workload_error() -> None:

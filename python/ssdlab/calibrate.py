@@ -9,7 +9,9 @@ table; the engine never reads it)::
     [calibration.free]
     "nand.slc_tPROG_us" = [100.0, 400.0]                                # TOML path = [min, max]
 
-A figure is ``DRIVE.TABLE.KEY`` of the reference data (:mod:`ssdlab.reference`).
+A figure is ``DRIVE.TABLE.KEY`` of the reference data (:mod:`ssdlab.reference`): a whole-drive fill figure,
+or any number of a built-in preset's tables that ``ssdlab validate`` measures (CrystalDiskMark, spec sheet,
+AnandTech, power, ...), by the same method. Every figure is measured on the drive being fitted.
 
 How a fit runs
 --------------
@@ -60,7 +62,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ssdlab import reference
+from ssdlab import reference, validate
 from ssdlab._dask import client as dask_client
 from ssdlab.drive import Drive, config_value
 from ssdlab.errors import SimulationError, config_error, read_text_file
@@ -239,9 +241,12 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         if not measurable(name):
             raise config_error(
                 where,
-                f"calibrate measures fill figures ({', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)}) only",
+                "calibrate measures a built-in preset's figures that `ssdlab validate` has a method for "
+                f"(and the fill figures {', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)})",
                 name,
             )
+        if not _is_number(value):
+            raise config_error(where, "is a statement, not a number or a range: a fit needs a number", name)
         values[name] = value
     return Plan(preset, toml, free, figures, holdout, values, files)
 
@@ -341,9 +346,8 @@ def evaluate(
     ``published`` (``{figure: published value}``). A pure function of its arguments: this is a trial, run on
     any worker.
 
-    The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure.
-    Figures of other methods plug in at the one marked place below, from ``ssdlab validate``'s rows, when
-    it can measure a given config (and :func:`measurable` then admits them).
+    The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure; every
+    other figure is measured by the method ``ssdlab validate`` runs for it (its source's), on this config.
 
     Examples
     --------
@@ -355,17 +359,50 @@ def evaluate(
     >>> errs == evaluate(small, {"nand.slc_tPROG_us": 250.0}, plan.published)   # deterministic
     True
     """
-    drive = Drive.from_toml_str(drive_toml, set=dict(values))
     fill_figures = {name: value for name, value in published.items() if _is_fill(name)}
     out = {}
     if fill_figures:
-        fill = run_fill(drive)
+        fill = run_fill(Drive.from_toml_str(drive_toml, set=dict(values)))
         out = {name: _fill_error(fill, name, value) for name, value in fill_figures.items()}
-    # Every other figure plugs in here: `ssdlab validate` measures it by its source's method, as
-    #   out |= {r.figure: FigureError(r.figure, r.published, r.model, r.unit, abs(r.error_pct))
-    #           for r in validate.rows(<this drive>, figures=[...])}
-    # once its rows can be had for a given config; `measurable` then says yes to them.
+    # Every other figure: `ssdlab validate` measures it by its source's method, this config standing in for
+    # the preset that published it (as the fill above is this config's, whichever drive's curve it meets).
+    by_drive: dict[str, list[str]] = {}
+    for name in published:
+        if not _is_fill(name):
+            drive, _, figure = name.partition(".")
+            by_drive.setdefault(drive, []).append(figure)
+    for drive, figures in by_drive.items():
+        rows = validate.rows([drive], figures=figures, set=dict(values), config=drive_toml)
+        for figure in figures:
+            name = f"{drive}.{figure}"
+            out[name] = _validate_error(name, published[name], [r for r in rows if r.figure == figure])
     return out
+
+
+def _validate_error(name: str, published: Any, rows: Sequence[validate.Row]) -> FigureError:
+    """A figure ``validate`` measured against its ``published`` value or range (a figure of several rows:
+    the RMS of their own errors)."""
+    if len(rows) == 1 and isinstance(rows[0].model, int | float) and not isinstance(rows[0].model, bool):
+        model = float(rows[0].model)
+        low, high = (published, None) if isinstance(published, int | float) else published
+        pub = float(published) if isinstance(published, int | float) else None
+        return FigureError(name, pub, model, rows[0].unit, _relative(model, float(low), high))
+    parts = tuple(
+        FigureError(r.figure, None, None, r.unit, math.inf if r.error_pct is None else abs(r.error_pct))
+        for r in rows
+    )
+    return FigureError(
+        name, None, None, "%", _rms([p.error_pct for p in parts]) if parts else math.inf, parts
+    )
+
+
+def _is_number(value: Any) -> bool:
+    """A published number, or a range of two (a fill curve's table counts: its levels are numbers)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, list) and all(_is_number(v) for v in value)
 
 
 def _is_fill(name: str) -> bool:
@@ -374,14 +411,21 @@ def _is_fill(name: str) -> bool:
 
 
 def measurable(name: str) -> bool:
-    """Whether :func:`evaluate` can measure figure ``name`` (``DRIVE.TABLE.KEY``): today the fill figures.
+    """Whether :func:`evaluate` can measure figure ``name`` (``DRIVE.TABLE.KEY``): a fill figure, or one of a
+    built-in preset's tables that ``ssdlab validate`` has a method for.
 
     Examples
     --------
     >>> measurable("bg4-128gb.fill.curve"), measurable("bg4-1tb.cdm.seq_read_MBps")
-    (True, False)
+    (True, True)
+    >>> measurable("sn520-128gb.spec.endurance_TBW"), measurable("my-drive.cdm.seq_read_MBps")
+    (False, False)
     """
-    return _is_fill(name)
+    drive, _, rest = name.partition(".")
+    table, _, key = rest.partition(".")
+    if _is_fill(name):
+        return True
+    return drive in list_presets() and validate.has_method(table, key)
 
 
 def objective(errors: Mapping[str, FigureError], figures: Sequence[str]) -> float:

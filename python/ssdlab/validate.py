@@ -162,6 +162,8 @@ class Context:
     quick: bool = False
     #: Overrides applied to every drive the methods build (``--set``; a calibration's trial values).
     overrides: Overrides = None
+    #: Drives measured in place of presets: preset name -> complete TOML (a calibration's trial config).
+    configs: dict[str, str] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict)
 
     def once(self, key: str, make: Callable[[], Any]) -> Any:
@@ -170,9 +172,16 @@ class Context:
             self._memo[key] = make()
         return self._memo[key]
 
-    def drive(self, capacity_gb: float | None = None, preset: str | None = None) -> Drive:
-        """A fresh drive of ``preset`` (default: the context's) with the context's overrides."""
-        return Drive.from_preset(preset or self.preset, set=self.overrides, capacity_gb=capacity_gb)
+    def drive(
+        self, capacity_gb: float | None = None, preset: str | None = None, extra: Overrides = None
+    ) -> Drive:
+        """A fresh drive of ``preset`` (default: the context's; its config in ``configs`` if it has one)
+        with the context's overrides and then ``extra``."""
+        name = preset or self.preset
+        over = {**dict(parse_overrides(self.overrides)), **dict(parse_overrides(extra))}
+        if name in self.configs:
+            return Drive.from_toml_str(self.configs[name], set=over, capacity_gb=capacity_gb)
+        return Drive.from_preset(name, set=over, capacity_gb=capacity_gb)
 
 
 MethodFn = Callable[[Figure, Context], Measured]
@@ -207,6 +216,17 @@ def method(table: str, *keys: str) -> Callable[[MethodFn], MethodFn]:
 
 def _lookup(table: str, key: str) -> MethodFn | None:
     return _METHODS.get((table, key)) or _METHODS.get((table, "*"))
+
+
+def has_method(table: str, key: str) -> bool:
+    """Whether figures ``key`` of ``table`` have a method (a row measures them).
+
+    Examples
+    --------
+    >>> has_method("cdm", "seq_read_MBps"), has_method("spec", "endurance_TBW")
+    (True, False)
+    """
+    return _lookup(table, key) is not None
 
 
 def _missing(table: str, key: str) -> str:
@@ -645,10 +665,9 @@ def _fill_run(ctx: Context, hmb_off: bool = False) -> tuple[_fill.FillResult, st
     """The whole-drive fill of the context's preset (with the HMB withheld if ``hmb_off``), run once, and
     how it was run."""
     cap = 32.0 if ctx.quick else None
-    overrides = {**dict(parse_overrides(ctx.overrides)), **(_anandtech.HMB_OFF if hmb_off else {})}
+    extra = _anandtech.HMB_OFF if hmb_off else None
     res: _fill.FillResult = ctx.once(
-        f"fill-hmb-off={hmb_off}",
-        lambda: _fill.run_fill(Drive.from_preset(ctx.preset, set=overrides, capacity_gb=cap)),
+        f"fill-hmb-off={hmb_off}", lambda: _fill.run_fill(ctx.drive(capacity_gb=cap, extra=extra))
     )
     scale = "scaled to 32 GB (quick)" if cap else "full capacity"
     return res, f"fill from erased, 128 KiB seq QD32, {scale}"
@@ -738,10 +757,9 @@ def _atto_top(fig: Figure, ctx: Context) -> Measured:
 
 def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult:
     """ASCII.jp's CrystalDiskMark 6 at its defaults (1 GiB, best of 5) with the map cache set as given."""
-    over = {**dict(parse_overrides(ctx.overrides)), **map_cache}
 
     def run() -> _cdm.CdmResult:
-        d = Drive.from_preset(ctx.preset, set=over)
+        d = ctx.drive(extra=map_cache)
         if ctx.quick:
             return _cdm.run_cdm(
                 d, version="6", test_size="1g", runs=1, duration="1s", warmup="0.5s", interval="1s"
@@ -792,7 +810,7 @@ _TXBENCH_SPANS = (1, 2, 4, 8, 16, 32, 48, 64)
 def _txbench_drive(ctx: Context, overrides: dict[str, object], preset: str | None = None) -> Drive:
     """``preset`` (default: the context's) with ``overrides``, TxBENCH's largest range written 128 KiB at
     QD32."""
-    d = Drive.from_preset(preset or ctx.preset, set={**dict(parse_overrides(ctx.overrides)), **overrides})
+    d = ctx.drive(preset=preset, extra=overrides)
     write_span(d, 0, _TXBENCH_SPANS[-1] * GB)
     return d
 
@@ -1015,6 +1033,7 @@ def rows(
     set: Overrides = None,
     progress: Progress | None = None,
     jobs: int = 1,
+    config: str | None = None,
 ) -> list[Row]:
     """Every published figure of ``presets`` (default: all drives with figures) against the model.
 
@@ -1023,7 +1042,8 @@ def rows(
     ``set`` overrides parameters of every drive measured (as ``--set`` does; e.g. a calibration's trial
     values). A preset that is not built in is a :class:`ssdlab.ConfigError`; a published drive with no preset
     yet gives rows that say so. ``jobs`` runs that many drives at a time, each in its own process (0: one
-    per CPU); the rows are the same, in the same order.
+    per CPU); the rows are the same, in the same order. ``config`` (a drive's complete TOML, with one preset)
+    is measured in that preset's place: how a calibration measures a trial's drive.
 
     Examples
     --------
@@ -1053,6 +1073,9 @@ def rows(
                 f"tables: {', '.join(tables)} (a figure is TABLE.KEY, as validate prints it)",
                 w,
             )
+    if config is not None and len(presets or ()) != 1:
+        raise workload_error("config", "is measured in one preset's place: give exactly one preset", presets)
+    configs = {presets[0]: config} if config is not None and presets else {}
     figs = [f for f in theirs if _select(f, figures)]
     by_drive = [list(g) for _, g in itertools.groupby(figs, key=lambda f: f.drive)]
     if jobs == 0:
@@ -1068,7 +1091,7 @@ def rows(
                 if progress is not None:
                     progress((done + i) / len(figs), f"{fig.drive} {fig.name}")
 
-            out += _drive_rows(group, quick, set, tick)
+            out += _drive_rows(group, quick, set, tick, configs)
     else:
         # A drive's figures share its suite runs (Context), so a drive is the unit of work; the longest
         # first, as its runs set the wall time. Rows keep the one-process order.
@@ -1076,7 +1099,7 @@ def rows(
         results: dict[int, list[Row]] = {}
         spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked native state
         with ProcessPoolExecutor(max_workers=min(jobs, len(by_drive)), mp_context=spawn) as pool:
-            pending = {pool.submit(_drive_rows, by_drive[k], quick, set): k for k in order}
+            pending = {pool.submit(_drive_rows, by_drive[k], quick, set, None, configs): k for k in order}
             done = 0
             if progress is not None:
                 progress(0.0, f"{len(by_drive)} drives on {min(jobs, len(by_drive))} processes")
@@ -1105,8 +1128,10 @@ def _drive_rows(
     quick: bool,
     set: Overrides,
     tick: Callable[[int, Figure], None] | None = None,
+    configs: dict[str, str] | None = None,
 ) -> list[Row]:
-    """The rows of one drive's figures, in order, its suite runs shared (one :class:`Context`)."""
+    """The rows of one drive's figures, in order, its suite runs shared (one :class:`Context`); ``configs``
+    are measured in place of the presets they name (see :func:`rows`)."""
     known = {*list_presets()}
     out: list[Row] = []
     ctx: Context | None = None
@@ -1143,7 +1168,7 @@ def _drive_rows(
                 )
             )
             continue
-        ctx = ctx or Context(fig.drive, quick, set)
+        ctx = ctx or Context(fig.drive, quick, set, dict(configs or {}))
         m = fn(fig, ctx)
         if fitted is None:
             fitted = [f for p in (fig.drive, *fig.with_presets) for f in fitted_values(p)]
