@@ -151,6 +151,31 @@ def test_a_synthetic_calibration_finds_the_tPROG_that_made_the_curve(tmp_path: P
     assert all(b2 <= b1 for (_, b1), (_, b2) in itertools.pairwise(seen)), "the best never worsens"
 
 
+CALIBRATED = [p for p in ssdlab.list_presets() if "[calibration]" in Path(str(preset_path(p))).read_text()]
+
+
+def test_the_presets_with_fitted_values_carry_a_calibration() -> None:
+    assert set(CALIBRATED) >= {"bg4-128gb", "sn520-128gb", "sn500-250gb", "cl1-128gb", "am610-128gb"}
+
+
+@pytest.mark.parametrize("preset", CALIBRATED)
+def test_a_presets_calibration_fits_only_what_its_comments_say_was_fitted(preset: str) -> None:
+    # `ssdlab calibrate PRESET` redoes the hand fit: values marked fitted, to figures a comment names (so the
+    # table moves no figure from hold-out to in-sample; its own hold-out is what this run does not fit)
+    plan = cal.load_plan(preset)
+    commented = {
+        ".".join(fig)
+        for f in validate.fitted_values(preset)
+        if f.comment != "[calibration] free"
+        for fig in f.figures
+    }
+    for name in plan.figures:
+        assert name.startswith(preset + ".") and cal.measurable(name)
+        assert name in commented, f"{name}: no `# fitted` comment names it"
+    fitted_paths = {f.path for f in validate.fitted_values(preset) if f.comment != "[calibration] free"}
+    assert {p.path for p in plan.free} <= fitted_paths
+
+
 def spec_drive(tmp_path: Path) -> Path:
     """bg4-256gb (no calibration of its own) with one free parameter, fitted to its spec sequential write."""
     path = tmp_path / "spec.toml"
