@@ -35,17 +35,6 @@ KNOWN_MISSES = {
     "am610-128gb:fill.curve[0.20-0.62]": "177 MB/s; 160 needs a ~2.33 ms TLC program (generation: 2.1)",
     "bc501a-128gb:fill.curve[0.85-1.00]": "20 MB/s looks throttled; the thermal model peaks at 51 C",
     "cl1-128gb:fill.fill_avg_MBps": "a 118 MB/s mean needs ~95 MB/s past the cache; facts give 136",
-    "enterprise-tlc:db_test.max_lat_us_suspend[2r1w_1thread write]": "no mechanism yet for 100-400 us writes",
-    "enterprise-tlc:db_test.max_lat_us_suspend[5r4w_1thread write]": "no mechanism yet for 100-400 us writes",
-    "enterprise-tlc:db_test.max_lat_us_suspend[2r1w_2thread write]": "no mechanism yet for 100-400 us writes",
-    "enterprise-tlc:db_test.max_lat_us_suspend[5r4w_2thread write]": "no mechanism yet for 100-400 us writes",
-    "enterprise-tlc:db_test.avg_lat_us_no_suspend[5r4w_1thread read]": (
-        "the read average's rise with the write share is not reproduced"
-    ),
-    "enterprise-tlc:db_test.avg_lat_us_no_suspend[2r1w_2thread read]": (
-        "the read average rises with the IO rate here, with the write share in the table"
-    ),
-    "enterprise-tlc:db_test.avg_lat_us_no_suspend[5r4w_2thread read]": "as 2r1w_2thread read",
 }
 
 

@@ -235,9 +235,20 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         drive, _, rest = name.partition(".")
         table_name, _, key = rest.partition(".")
         tables = published(drive) if drive and key else None
-        value = _lookup(tables or {}, f"{table_name}.{key}") if tables is not None else None
+        value = (
+            _lookup(tables or {}, f"{table_name}.{key}") if tables is not None and "[" not in key else None
+        )
+        if value is None and "[" in key:  # a row or segment, as validate names it
+            value = next(
+                (f.published for f in validate.figures() if (f.drive, f.name) == (drive, rest)), None
+            )
         if value is None:
-            raise config_error(where, "is not a published figure DRIVE.TABLE.KEY of the reference data", name)
+            raise config_error(
+                where,
+                "is not a published figure DRIVE.TABLE.KEY (or DRIVE.TABLE.KEY[PART], as `ssdlab validate` "
+                "names it) of the reference data",
+                name,
+            )
         if not measurable(name):
             raise config_error(
                 where,
@@ -420,12 +431,14 @@ def measurable(name: str) -> bool:
     (True, True)
     >>> measurable("sn520-128gb.spec.endurance_TBW"), measurable("my-drive.cdm.seq_read_MBps")
     (False, False)
+    >>> measurable("enterprise-tlc.db_test.avg_lat_us_no_suspend[2r1w_1thread write]")  # a row of a table
+    True
     """
     drive, _, rest = name.partition(".")
     table, _, key = rest.partition(".")
     if _is_fill(name):
         return True
-    return drive in list_presets() and validate.has_method(table, key)
+    return drive in list_presets() and validate.has_method(table, key.partition("[")[0])
 
 
 def objective(errors: Mapping[str, FigureError], figures: Sequence[str]) -> float:

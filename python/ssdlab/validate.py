@@ -319,7 +319,8 @@ def inputs() -> list[tuple[str, str, str]]:
 # Fitted values: the in-sample marking
 
 _FITTED = re.compile(r"(?<!not )\bfitted\b(?!\s+[\d.])", re.IGNORECASE)
-_REF = re.compile(r"reference\s+([\w.-]+)\s+\[(\w+)\]\s+(\w+(?:\s*,\s*\w+)*)")
+_KEY_PART = r"\w+(?:\[[^\]]*\])?"  # a key, or one row or segment of it: key[part]
+_REF = re.compile(rf"reference\s+([\w.-]+)\s+\[(\w+)\]\s+({_KEY_PART}(?:\s*,\s*{_KEY_PART})*)")
 _LEGACY = re.compile(r"fitted(?:\s+on\s+([\w.-]+))?\s+to\s+(?:its\s+|the\s+)?published\s+fill_curve", re.I)
 _KEY = re.compile(r"^\s*([\w.-]+)\s*=\s*(.*?)\s+#\s?(.*)$")
 _TABLE = re.compile(r"^\s*\[+\s*([\w.-]+)\s*\]+")
@@ -393,6 +394,9 @@ def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
     (('bg4-1tb', 'cdm', 'seq_read_MBps'), ('bg4-1tb', 'cdm', 'seq_write_MBps'))
     >>> parse_fitted('y = 2  # not fitted: a datasheet value\\n', "a.toml", "a")
     []
+    >>> row = 'z = 3  # fitted to one row (reference starblaze [db_test] avg_lat_us_no_suspend[2r1w_1thread write])'
+    >>> parse_fitted(row, "a.toml", "a")[0].figures
+    (('starblaze', 'db_test', 'avg_lat_us_no_suspend[2r1w_1thread write]'),)
     """
     out = []
     for path, comment in commented_values(text):
@@ -452,9 +456,11 @@ def _paths(text: str) -> set[str]:
 
 
 def _in_sample(fig: Figure, fitted: Sequence[Fitted]) -> bool:
-    """Whether a fitted value names ``fig``: its key, or ``*`` for the whole table."""
+    """Whether a fitted value names ``fig``: its key (every row or segment of it), the one row or segment
+    (``key[part]``), or ``*`` for the whole table."""
+    whole = fig.key + (f"[{fig.part}]" if fig.part else "")
     return any(
-        (ref, tab) == (fig.reference, fig.table) and key in (fig.key, "*")
+        (ref, tab) == (fig.reference, fig.table) and key in (fig.key, whole, "*")
         for f in fitted
         for ref, tab, key in f.figures
     )
