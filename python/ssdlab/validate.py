@@ -394,7 +394,7 @@ def parse_fitted(text: str, file: str, owner: str) -> list[Fitted]:
     (('bg4-1tb', 'cdm', 'seq_read_MBps'), ('bg4-1tb', 'cdm', 'seq_write_MBps'))
     >>> parse_fitted('y = 2  # not fitted: a datasheet value\\n', "a.toml", "a")
     []
-    >>> row = 'z = 3  # fitted to one row (reference starblaze [db_test] avg_lat_us_no_suspend[2r1w_1thread write])'
+    >>> row = "z = 3  # fitted (reference starblaze [db_test] avg_lat_us_no_suspend[2r1w_1thread write])"
     >>> parse_fitted(row, "a.toml", "a")[0].figures
     (('starblaze', 'db_test', 'avg_lat_us_no_suspend[2r1w_1thread write]'),)
     """
