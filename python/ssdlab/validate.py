@@ -1105,7 +1105,7 @@ def rows(
         results: dict[int, list[Row]] = {}
         spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked native state
         with ProcessPoolExecutor(max_workers=min(jobs, len(by_drive)), mp_context=spawn) as pool:
-            pending = {pool.submit(_drive_rows, by_drive[k], quick, set, None, configs): k for k in order}
+            pending = {pool.submit(_drive_rows, by_drive[k], quick, set, configs=configs): k for k in order}
             done = 0
             if progress is not None:
                 progress(0.0, f"{len(by_drive)} drives on {min(jobs, len(by_drive))} processes")
