@@ -288,6 +288,19 @@ def test_a_figure_a_preset_value_was_fitted_to_is_in_sample() -> None:
     assert [r.fit for r in rows] == [False]  # nothing names KitGuru's figure
 
 
+def test_a_comment_naming_one_row_marks_that_row_alone_in_sample() -> None:
+    # enterprise-tlc's commit_ns names one Starblaze row, its tSUSP_erase_us the four read rows of a column
+    sample = {f.name: validate.in_sample(f) for f in validate.figures() if f.drive == "enterprise-tlc"}
+    assert sample["db_test.avg_lat_us_no_suspend[2r1w_1thread write]"] is True
+    assert sample["db_test.avg_lat_us_no_suspend[5r4w_1thread write]"] is False
+    assert sample["db_test.avg_lat_us_no_suspend[2r1w_1thread read]"] is False
+    assert sample["db_test.max_lat_us_suspend[5r4w_2thread read]"] is True
+    assert sample["db_test.max_lat_us_suspend[5r4w_2thread write]"] is False
+    # a key alone still means all of it: every segment of a fill curve fitted as a whole
+    cl1 = [validate.in_sample(f) for f in validate.figures() if f.drive == "cl1-128gb" and "curve[" in f.name]
+    assert len(cl1) == 2 and all(cl1)
+
+
 def test_drives_validated_in_parallel_give_the_same_rows_in_the_same_order() -> None:
     # each drive in its own process (its suite runs shared there): the rows of one process, bit for bit
     presets, figs = ["bg4-128gb", "sn520-128gb", "cl1-128gb"], ["spec.seq_read_MBps", "as_ssd_4k_read_qd1"]
