@@ -343,6 +343,13 @@ def test_cli_jobs_validates_drives_in_parallel(capsys: pytest.CaptureFixture[str
     assert all(r["model"] > 0 for r in rows)
 
 
+def test_cli_negative_jobs_exits_2_naming_the_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["validate", "bg4-128gb", "--jobs", "-1"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --jobs: must be 0 (one per CPU) or more (got -1)")
+
+
 def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
     main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW"])
     out = capsys.readouterr().out

@@ -409,6 +409,8 @@ def validate(
 
     if json_ and markdown:
         raise workload_error("--markdown", "give --json or --markdown, not both", "")
+    if jobs < 0:
+        raise workload_error("--jobs", "must be 0 (one per CPU) or more", jobs)
     if readme is not None and (quick or presets or figure or set_):
         raise workload_error(
             "--readme",
