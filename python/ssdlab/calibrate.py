@@ -230,6 +230,10 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         free.append(FreeParam(key, float(low), float(high), isinstance(current, int), float(current)))
     figures, holdout = list(cal["figures"]), list(cal.get("holdout", []))
     values = {}
+    # rows and segments, as validate names them (DRIVE.TABLE.KEY[PART]): their published values
+    parts = (
+        {(f.drive, f.name): f.published for f in validate.figures()} if "[" in str(figures + holdout) else {}
+    )
     for name in figures + holdout:
         where = "calibration.figures" if name in figures else "calibration.holdout"
         drive, _, rest = name.partition(".")
@@ -238,10 +242,8 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         value = (
             _lookup(tables or {}, f"{table_name}.{key}") if tables is not None and "[" not in key else None
         )
-        if value is None and "[" in key:  # a row or segment, as validate names it
-            value = next(
-                (f.published for f in validate.figures() if (f.drive, f.name) == (drive, rest)), None
-            )
+        if value is None and "[" in key:
+            value = parts.get((drive, rest))
         if value is None:
             raise config_error(
                 where,

@@ -501,14 +501,18 @@ from ssdlab.suites import fill as _fill  # noqa: E402
 from ssdlab.suites import gamersnexus as _gamersnexus  # noqa: E402
 from ssdlab.suites import power as _power  # noqa: E402
 
+#: CrystalDiskMark at its defaults cut to one short run: the quick mode of the methods that run it so.
+_QUICK_CDM: dict[str, Any] = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"}
 
-def _cdm_run(ctx: Context, key: str, **kw: Any) -> _cdm.CdmResult:
-    return ctx.once(key, lambda: _cdm.run_cdm(ctx.drive(), **kw))  # type: ignore[no-any-return]
+
+def _cdm_run(ctx: Context, key: str, extra: Overrides = None, **kw: Any) -> _cdm.CdmResult:
+    """CrystalDiskMark with ``kw`` on the context's drive (with ``extra`` overrides), run once per ``key``."""
+    return ctx.once(key, lambda: _cdm.run_cdm(ctx.drive(extra=extra), **kw))  # type: ignore[no-any-return]
 
 
 @method("cdm", "seq_read_MBps", "seq_write_MBps", "rand_read_kIOPS", "rand_write_kIOPS")
 def _cdm_brief(fig: Figure, ctx: Context) -> Measured:
-    quick = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"} if ctx.quick else {}
+    quick = _QUICK_CDM if ctx.quick else {}
     res = _cdm_run(ctx, "cdm6-32g", version="6", test_size="32g", **quick)
     value, unit = _cdm.reference_value(res, fig.key)
     how = "1 x 1 s (quick)" if ctx.quick else "best of 5"
@@ -763,16 +767,9 @@ def _atto_top(fig: Figure, ctx: Context) -> Measured:
 
 def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult:
     """ASCII.jp's CrystalDiskMark 6 at its defaults (1 GiB, best of 5) with the map cache set as given."""
-
-    def run() -> _cdm.CdmResult:
-        d = ctx.drive(extra=map_cache)
-        if ctx.quick:
-            return _cdm.run_cdm(
-                d, version="6", test_size="1g", runs=1, duration="1s", warmup="0.5s", interval="1s"
-            )
-        return _cdm.run_cdm(d, version="6", test_size="1g")
-
-    return ctx.once("cdm6-1g-" + "-".join(map(str, map_cache.values())), run)  # type: ignore[no-any-return]
+    key = "cdm6-1g-" + "-".join(map(str, map_cache.values()))
+    quick = _QUICK_CDM if ctx.quick else {}
+    return _cdm_run(ctx, key, extra=map_cache, version="6", test_size="1g", **quick)
 
 
 #: Windows' default HMB grant to the BG4, MiB (ASCII.jp): what its runs with HMB on had, below the 64 it asks.
