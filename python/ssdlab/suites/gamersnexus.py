@@ -295,10 +295,12 @@ def run_gamersnexus(
     extracted = 2 * arch_n // FILE_BYTES * FILE_BYTES
     if copy_n <= 0 or arch_n <= 0:
         raise workload_error("copy_bytes", "the copy and the archive must be at least 1 MiB", copy_bytes)
-    if 2 * copy_n > cap or arch_n + extracted + PAGE > cap:
+    need = max(2 * copy_n, arch_n + extracted + PAGE)
+    if need > cap:
         raise workload_error(
             "drive",
-            f"{cap / GB:.1f} GB is too small for a {copy_n / GB:.1f} GB copy (twice that) and the archive",
+            f"{cap / GB:.1f} GB is too small: the {copy_n / GB:.1f} GB copy (source and copy) and the "
+            f"{arch_n / GB:.1f} GB archive (with what it extracts to) need at least {need / GB:.1f} GB",
             cap,
         )
     for name, v in (("test_s", test_s), ("anvil_s", anvil_s)):
