@@ -235,7 +235,8 @@ def measure(c: Config) -> dict[str, float]:
             rw="randrw",
             bs="4k",
             rwmixread=67,
-            rate_iops=MIX_IOPS,
+            rate_iops=MIX_IOPS * 2 // 3,  # fio's rate_iops=READ,WRITE: each direction its share
+            rate_iops_write=MIX_IOPS - MIX_IOPS * 2 // 3,
             iodepth=8,
             runtime="5s",
             time_based=True,
@@ -432,7 +433,8 @@ def render(
         "  not a SNIA steady state; it is GC under way.",
         f"- **burst after idle**: on a clone, {IDLE} idle, then 1 s of 4 KiB random writes at QD32 (kIOPS), and",
         "  the blocks background GC erased in that idle time.",
-        f"- **mix**: on a clone, 4 KiB random reads/writes 2:1 at {MIX_IOPS} IOPS in total (fio `rate_iops`,",
+        f"- **mix**: on a clone, 4 KiB random reads/writes 2:1 at {MIX_IOPS} IOPS in total (fio `rate_iops="
+        f"{MIX_IOPS * 2 // 3},{MIX_IOPS - MIX_IOPS * 2 // 3}`,",
         "  iodepth 8) for 5 s: read latency mean / p99 / max (us) and program+erase suspensions.",
         "- **P/E spread**: max - min erase count over all blocks at the end, and blocks moved by static WL.",
         "",

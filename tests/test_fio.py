@@ -149,6 +149,28 @@ def test_one_consumer_reads_fio_and_ssdlab(tmp_path: Path) -> None:
 # (c) Job-file features.
 
 
+@pytest.mark.parametrize(
+    "rate",
+    ["--rate_iops=1000", "--rate_iops=900,100", "--rate_iops=300,,", "--rate=4m", "--rate=2m,1m"],
+)
+def test_rates_pace_each_direction_as_real_fio_does(tmp_path: Path, rate: str) -> None:
+    """fio caps each direction at a rate (one value: both; ``R,W``: each its own; empty: none) and switches a
+    mixed job to the direction that is due. Real fio on its null engine (no device time) against the twin."""
+    job = ["--name=mix", "--rw=randrw", "--rwmixread=67", "--bs=4k", "--iodepth=8", "--size=64m", rate]
+    timing = ["--runtime=2", "--time_based"]
+    fio = real_fio("--ioengine=null", *job, *timing, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job, *timing)
+    assert done.returncode == 0, done.stderr
+    twin = json.loads(done.stdout)
+    for side in ("read", "write"):
+        want = fio["jobs"][0][side]["iops"]  # type: ignore[index]
+        got = twin["jobs"][0][side]["iops"]
+        if want > 100_000:  # an unlimited direction: fio's null engine moves millions, the drive what it can
+            assert got > 10_000, (side, got)
+        else:
+            assert got == pytest.approx(want, rel=0.01), (side, got, want)
+
+
 def test_global_sections_apply_to_the_jobs_below_them() -> None:
     jf = parse_jobfile_text(
         "[global]\nbs=8k\nsize=1g\n[a]\nrw=randread\n[global]\niodepth=16\n[b]\nrw=randwrite\nbs=16k\n"

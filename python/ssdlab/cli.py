@@ -483,7 +483,9 @@ def workload(
     time_based: Annotated[bool, typer.Option(help="Keep going over the region until runtime ends.")] = False,
     ramp_time: Annotated[str, typer.Option(help="Simulated time before measuring.")] = "0",
     rwmixread: Annotated[int, typer.Option(help="Read percentage of rw/randrw.")] = 50,
-    rate_iops: Annotated[int, typer.Option(help="IOs per second per job (0 = unlimited).")] = 0,
+    rate_iops: Annotated[
+        int, typer.Option(help="IOs per second per job in each direction, as fio (0 = unlimited).")
+    ] = 0,
     thinktime: Annotated[str, typer.Option(help="Pause before each new IO (bare number = us).")] = "0",
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",

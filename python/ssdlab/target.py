@@ -120,8 +120,13 @@ def fio_args(
         args.append("--time_based")
     if int(n["ramp_time_ns"]):
         args.append(f"--ramp_time={int(n['ramp_time_ns']) // 1000}us")
-    if int(n["rate_iops"]):
-        args.append(f"--rate_iops={n['rate_iops']}")
+    # fio caps each direction at a rate; a write rate of its own follows a comma (trims take it too)
+    for key, option in (("rate_iops", "rate_iops"), ("rate_bps", "rate")):
+        rate, write = int(n.get(key, 0)), n.get(f"{key}_write")
+        if write is not None and int(write) != rate:
+            args.append(f"--{option}={rate or ''},{int(write) or ''},{int(write) or ''}")
+        elif rate:
+            args.append(f"--{option}={rate}")
     if int(n["thinktime_ns"]):
         args.append(f"--thinktime={int(n['thinktime_ns']) // 1000}us")
     pct = int(n["buffer_compress_percentage"])

@@ -44,7 +44,10 @@ class Workload:
     (``"5s"``, ``"100ms"``) or a number in fio's default unit (seconds; microseconds for ``thinktime``).
     All times are simulated. As in fio, ``size`` is the region from ``offset`` the job works on and, unless
     ``time_based``, also how much it moves; ``io_size`` overrides the amount; ``runtime`` caps the time.
-    Each of ``numjobs`` jobs keeps ``iodepth`` IOs outstanding, or issues ``rate_iops`` IOs per second if set.
+    Each of ``numjobs`` jobs keeps ``iodepth`` IOs outstanding, paced by ``rate_iops`` or ``rate`` if set: as
+    in fio, a rate caps reads and writes each (``rate_iops=1000`` on ``randrw`` is 1,000 reads and 1,000
+    writes a second), unless ``rate_iops_write`` or ``rate_write`` gives the writes their own (fio's
+    ``rate_iops=R,W``).
 
     Parameters
     ----------
@@ -66,7 +69,9 @@ class Workload:
     rwmixread : int
         Percentage of reads in ``rw``/``randrw``.
     rate_iops : int
-        IOs per second per job (0 = as fast as the queue allows).
+        IOs per second per job in each direction (0 = as fast as the queue allows).
+    rate_iops_write : int or None
+        The writes' (and trims') own IOs per second (None = ``rate_iops``; 0 = unlimited).
     thinktime : str, int or float
         Pause before each new IO of a slot (bare number = microseconds, as in fio).
     buffer_compress_percentage : int
@@ -93,7 +98,9 @@ class Workload:
     startdelay : str, int or float
         Time before the jobs start.
     rate : int or str
-        Bytes per second per job (0 = unlimited), e.g. ``"10m"``.
+        Bytes per second per job in each direction (0 = unlimited), e.g. ``"10m"``.
+    rate_write : int, str or None
+        The writes' (and trims') own bytes per second (None = ``rate``; 0 = unlimited).
     thinktime_blocks : int
         IOs issued between think times.
     fsync : int
@@ -128,6 +135,7 @@ class Workload:
     ramp_time: str | int | float = 0
     rwmixread: int = 50
     rate_iops: int = 0
+    rate_iops_write: int | None = None
     thinktime: str | int | float = 0
     buffer_compress_percentage: int = 0
     seed: int = 1
@@ -142,6 +150,7 @@ class Workload:
     offset_increment: int | str = 0
     startdelay: str | int | float = 0
     rate: int | str = 0
+    rate_write: int | str | None = None
     thinktime_blocks: int = 1
     fsync: int = 0
     sync: bool = False
@@ -202,6 +211,12 @@ class Workload:
             "offset_increment": parse_size(self.offset_increment, "offset_increment"),
             "startdelay_ns": parse_time_ns(self.startdelay, "startdelay"),
             "rate_bps": parse_size(self.rate, "rate"),
+            **({} if self.rate_iops_write is None else {"rate_iops_write": self.rate_iops_write}),
+            **(
+                {}
+                if self.rate_write is None
+                else {"rate_bps_write": parse_size(self.rate_write, "rate_write")}
+            ),
             "thinktime_blocks": self.thinktime_blocks,
             "fsync": self.fsync,
             "sync": self.sync,

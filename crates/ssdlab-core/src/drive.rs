@@ -788,15 +788,23 @@ impl Drive {
                 jb.done = true;
                 break;
             }
-            if t < jb.next_issue {
-                if jb.next_issue >= stop_issue {
+            let due = if t < jb.next_issue {
+                Err(jb.next_issue) // not started yet (a clone's start spread over one interval)
+            } else if jb.paced() {
+                jb.rate_allows(t)
+            } else {
+                Ok(())
+            };
+            if let Err(due) = due {
+                if due >= stop_issue {
                     // the run is over for this job before it may issue again
                     jb.done = true;
                     break;
                 }
                 if !jb.issue_pending {
                     jb.issue_pending = true;
-                    wakeups.push(jb.next_issue, Event::Issue { job: index });
+                    jb.next_issue = due;
+                    wakeups.push(due, Event::Issue { job: index });
                 }
                 break;
             }

@@ -164,14 +164,17 @@ fn preconditioned(suspension: bool) -> ssdlab_core::Drive {
     d
 }
 
-/// fio's database mix: `rate` IOs per second per job, `rwmixread`% reads, 4 KiB.
+/// fio's database mix at `rate` IOs per second per job in all, `rwmixread`% reads, 4 KiB: each direction at
+/// its share (fio's `rate_iops=READ,WRITE`).
 fn db_mix(d: &mut ssdlab_core::Drive, rwmixread: u32, rate: u64, jobs: u32, runtime: Ns) -> RunResult {
+    let reads = rate * u64::from(rwmixread) / 100;
     run(
         d,
         Workload {
             rw: Rw::RandRw,
             rwmixread,
-            rate_iops: rate,
+            rate_iops: reads,
+            rate_iops_write: Some(rate - reads),
             numjobs: jobs,
             iodepth: 8,
             runtime_ns: runtime,

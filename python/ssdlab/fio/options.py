@@ -160,13 +160,6 @@ def _whole(text: str | None, kb_base: int) -> object:
     return _parse_int(text, -(2**64), 2**64)
 
 
-def _one_whole(text: str | None, kb_base: int) -> object:
-    """As :func:`_whole`, one value for reads and writes alike."""
-    if text is not None and "," in text:
-        raise OptionValueError(f"{text!r} gives per-direction values; ssdlab takes one value for all IO")
-    return _whole(text, kb_base)
-
-
 def bool_option(text: str | None, kb_base: int) -> object:
     # A bare flag (`time_based`) is true, as in fio.
     if text is None or text.strip() in ("1", "true", "on", "yes"):
@@ -229,11 +222,26 @@ def _range(text: str | None, kb_base: int) -> object:
     return f"{_size(lo, kb_base)}-{_size(hi, kb_base)}"
 
 
+def _per_direction(text: str | None, kb_base: int, parse: Callable[[str, int], int], field: str) -> object:
+    """fio's read[,write[,trim]] rates: one value caps each direction; an empty part is unlimited. Trims are
+    paced with writes here, so a trim value must be the write value."""
+    parts = [p.strip() for p in _needs_value(text).split(",")]
+    if len(parts) > 3:
+        raise OptionValueError("takes at most read,write,trim rates")
+    values = [parse(p, kb_base) if p else 0 for p in parts]
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 3 and parts[2] and values[2] != values[1]:
+        raise OptionValueError("trims are paced with writes in ssdlab: give the trim rate the write rate")
+    return Fields({field: values[0], f"{field}_write": values[1]})
+
+
 def _rate(text: str | None, kb_base: int) -> object:
-    value = _needs_value(text).strip()
-    if "," in value:
-        raise OptionValueError("per-direction rates (read,write) are not supported yet; give one rate")
-    return _size(value, kb_base)
+    return _per_direction(text, kb_base, _size, "rate")
+
+
+def _rate_iops(text: str | None, kb_base: int) -> object:
+    return _per_direction(text, kb_base, lambda p, kb: _parse_int(p, -(2**64), 2**64), "rate_iops")
 
 
 def _sync(text: str | None, kb_base: int) -> object:
@@ -330,7 +338,7 @@ _TABLE: tuple[Option, ...] = (
     ),
     _workload("startdelay", _time("s"), "time, seconds by default"),
     _workload("loops", _whole, "1..1000000"),
-    _workload("rate", _rate, "bytes per second per job"),
+    _workload("rate", _rate, "bytes per second per job, each direction (read,write)"),
     _workload("thinktime_blocks", _whole, "IOs between think times"),
     _workload("fsync", _whole, "writes between flushes (0 = none)"),
     _workload("fdatasync", _whole, "writes between flushes (0 = none)", field="fsync"),
@@ -350,7 +358,7 @@ _TABLE: tuple[Option, ...] = (
     _workload("ramp_time", _time("s"), "time, seconds by default"),
     _workload("rwmixread", _whole, "0..100"),
     _workload("rwmixwrite", _rwmixwrite, "0..100", field="rwmixread"),
-    _workload("rate_iops", _one_whole, "IOs per second per job"),
+    _workload("rate_iops", _rate_iops, "IOs per second per job, each direction (read,write)"),
     _workload("thinktime", _time("us"), "time, microseconds by default"),
     _workload("buffer_compress_percentage", _whole, "0..100"),
     _workload("randseed", _whole, "whole number", "seed", field="seed"),

@@ -5,8 +5,11 @@ What the test is (../shared/BENCHMARKS.md, "The seeds' own methods"; figures in
 :func:`ssdlab.reference.db_test`, ``reference/starblaze.toml [db_test]``): fio random reads and writes mixed
 2:1 and 5:4, 1 and 2 threads, each at a fixed rate; average and maximum latency of reads and writes, once
 with the controller's program/erase suspension off and once on. The published table gives, per case, the
-read and write IOPS the jobs ran at; here each case runs at that total rate (split over the threads), with
-``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %), 4 KiB blocks.
+read and write IOPS the jobs ran at; here each case's jobs run at those rates, split over the threads, as
+fio's ``rate_iops=READ,WRITE`` paces them (each direction on its own schedule; a job whose drawn direction
+is not due yet issues the other one if that is), with ``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %),
+4 KiB blocks. (Until 2026-11-29 a job's one rate capped reads and writes together, which is not what fio
+does with one value: it caps each direction.)
 
 Assumptions (the slides do not say): each job keeps up to ``iodepth`` = 8 IOs in flight so a slow read never
 holds back the rate; the jobs address the whole drive; the drive is preconditioned - written sequentially in
@@ -55,21 +58,26 @@ class DbCase:
     name: str
     rwmixread: int
     threads: int
-    #: Reads + writes per second over all threads (published read IOPS + write IOPS).
-    total_iops: int
+    #: Reads and writes per second over all threads (the published IOPS columns).
+    read_iops: int
+    write_iops: int
 
     @property
-    def rate_iops(self) -> int:
-        """fio ``rate_iops`` per job."""
-        return round(self.total_iops / self.threads)
+    def total_iops(self) -> int:
+        return self.read_iops + self.write_iops
+
+    @property
+    def rate_iops(self) -> tuple[int, int]:
+        """fio ``rate_iops=READ,WRITE`` per job."""
+        return round(self.read_iops / self.threads), round(self.write_iops / self.threads)
 
 
-#: The four cases of ``reference/starblaze.toml [db_test]``: IOPS = its read + write IOPS columns.
+#: The four cases of ``reference/starblaze.toml [db_test]``: its read and write IOPS columns.
 DB_CASES = (
-    DbCase("2r1w_1thread", 67, 1, 5803 + 3076),
-    DbCase("5r4w_1thread", 56, 1, 3782 + 3238),
-    DbCase("2r1w_2thread", 67, 2, 7177 + 3693),
-    DbCase("5r4w_2thread", 56, 2, 6514 + 5276),
+    DbCase("2r1w_1thread", 67, 1, 5803, 3076),
+    DbCase("5r4w_1thread", 56, 1, 3782, 3238),
+    DbCase("2r1w_2thread", 67, 2, 7177, 3693),
+    DbCase("5r4w_2thread", 56, 2, 6514, 5276),
 )
 
 
@@ -263,7 +271,8 @@ def run_dbmix(
                     rw="randrw",
                     bs="4k",
                     rwmixread=case.rwmixread,
-                    rate_iops=case.rate_iops,
+                    rate_iops=case.rate_iops[0],
+                    rate_iops_write=case.rate_iops[1],
                     numjobs=case.threads,
                     iodepth=iodepth,
                     runtime=f"{runtime_ns}ns",

@@ -36,7 +36,10 @@ pub struct Job {
     fua: bool,
     fsync: u32,
     writes_since_flush: u32,
-    rate_bps: u64,
+    /// fio's linear rate process, reads and writes (trims with writes) each at its own rate.
+    pace: [Pace; 2],
+    /// The op the next IO will be, once drawn (or chosen by the rate, which may switch it, as fio does).
+    next_op: Option<Op>,
     thinktime_blocks: u32,
     /// IOs issued since the job last paused to think.
     pub since_think: u32,
@@ -46,23 +49,50 @@ pub struct Job {
     pub outstanding: u32,
     /// Most IOs outstanding at once.
     pub iodepth: u32,
-    /// Earliest time of the next IO when rate-limited.
+    /// Earliest time of the next IO when rate-limited (the wake-up [`Job::rate_allows`] asked for).
     pub next_issue: Ns,
-    /// Time between IOs when rate-limited by IOPS (0 = not).
-    pub issue_interval: Ns,
     /// A wake-up is already queued.
     pub issue_pending: bool,
     /// The job has issued everything it will.
     pub done: bool,
 }
 
-/// Time a rate-limited job waits after an IO of `len` bytes: `len` at `rate_bps` bytes per second when set,
-/// else `issue_interval` (1 / rate_iops; 0 when not rate-limited).
-fn gap(rate_bps: u64, issue_interval: Ns, len: u64) -> Ns {
-    match rate_bps {
-        0 => issue_interval,
-        r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+/// One direction's rate, as fio paces it (`rate_process=linear`): bytes per second (`rate`, or `rate_iops` x
+/// the direction's smallest block), and the bytes issued so far; the next IO is due when they are.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pace {
+    /// 0 = unlimited.
+    bps: u64,
+    start: Ns,
+    issued: u64,
+}
+
+impl Pace {
+    fn new(rate_bps: u64, rate_iops: u64, min_bs: u64, start: Ns) -> Self {
+        let bps = if rate_bps > 0 { rate_bps } else { rate_iops.saturating_mul(min_bs) };
+        Pace { bps, start, issued: 0 }
     }
+
+    /// When the next IO of this direction may go (`start` when unlimited).
+    fn due(&self) -> Ns {
+        match self.bps {
+            0 => self.start,
+            r => self.start + (u128::from(self.issued) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+        }
+    }
+
+    /// Time one IO of `len` bytes takes at this rate (0 when unlimited).
+    fn interval(&self, len: u64) -> Ns {
+        match self.bps {
+            0 => 0,
+            r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+        }
+    }
+}
+
+/// Which pace an op counts against: writes and trims share one (fio's `rate=R,W`).
+fn dir(op: Op) -> usize {
+    usize::from(op != Op::Read)
 }
 
 impl Job {
@@ -70,7 +100,6 @@ impl Job {
     /// its place among the spec's `numjobs` (for `offset_increment`).
     pub fn new(w: &Workload, index: u32, clone: u32, capacity: u64, start: Ns) -> Self {
         let span = w.span(capacity);
-        let issue_interval = NS_PER_S.checked_div(w.rate_iops).unwrap_or(0);
         let clones = Ns::from(w.numjobs.max(1));
         let (read_sizes, write_sizes) = (w.sizes(false), w.sizes(true));
         let min_bs = w.min_bs();
@@ -82,7 +111,7 @@ impl Job {
             && w.random_distribution == Distribution::Uniform
             && w.percentage_random == 100
             && w.seq_skip == 0;
-        Job {
+        let mut job = Job {
             rng: stream(w.seed, u64::from(index)),
             rw: w.rw,
             base: w.offset + u64::from(clone) * w.offset_increment,
@@ -104,7 +133,16 @@ impl Job {
             fua: w.sync,
             fsync: w.fsync,
             writes_since_flush: 0,
-            rate_bps: w.rate_bps,
+            pace: [
+                Pace::new(w.rate_bps, w.rate_iops, w.sizes(false).min(), 0),
+                Pace::new(
+                    w.rate_bps_write.unwrap_or(w.rate_bps),
+                    w.rate_iops_write.unwrap_or(w.rate_iops),
+                    w.sizes(true).min(),
+                    0,
+                ),
+            ],
+            next_op: None,
             thinktime_blocks: w.thinktime_blocks,
             since_think: 0,
             // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
@@ -112,18 +150,80 @@ impl Job {
             issued: 0,
             outstanding: 0,
             iodepth: w.iodepth,
-            // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate
-            // and drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
-            next_issue: start + gap(w.rate_bps, issue_interval, w.bs) * (Ns::from(clone) % clones) / clones,
-            issue_interval,
+            next_issue: start,
             issue_pending: false,
             done: false,
+        };
+        // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate and
+        // drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
+        let first = job.pace.iter().map(|p| p.interval(w.bs)).find(|&i| i > 0).unwrap_or(0);
+        let begin = start + first * (Ns::from(clone) % clones) / clones;
+        for p in &mut job.pace {
+            p.start = begin;
+        }
+        job.next_issue = begin;
+        job
+    }
+
+    /// Whether IOs are paced by a rate (IOPS or bytes per second) in some direction.
+    pub fn paced(&self) -> bool {
+        self.pace.iter().any(|p| p.bps > 0)
+    }
+
+    /// Whether the next IO may go at `now`, as fio's `rate_ddir` decides: the drawn op's direction is due;
+    /// or, in a mixed job, the other direction is (the IO switches to it); else the job sleeps until the
+    /// first of the two is due (switching to it) and this returns that time. (fio also waits for the IOs in
+    /// flight before it sleeps; that is not modelled.)
+    pub fn rate_allows(&mut self, now: Ns) -> Result<(), Ns> {
+        let op = self.peek_op();
+        let due = self.pace[dir(op)].due();
+        if due <= now {
+            return Ok(());
+        }
+        let other = match op {
+            Op::Read => Op::Write,
+            _ => Op::Read,
+        };
+        let mixed = matches!(self.rw, Rw::ReadWrite | Rw::RandRw)
+            && if other == Op::Read { self.rwmixread > 0 } else { self.rwmixread < 100 };
+        if !mixed {
+            return Err(due);
+        }
+        let other_due = self.pace[dir(other)].due();
+        if other_due <= now {
+            self.set_op(other);
+            return Ok(());
+        }
+        if other_due < due {
+            self.set_op(other);
+            return Err(other_due);
+        }
+        Err(due)
+    }
+
+    /// The op of the next IO, drawn now if it is not yet (the draws keep their order).
+    fn peek_op(&mut self) -> Op {
+        if self.simple && self.rw.is_random() {
+            if self.ahead.is_none() {
+                self.ahead = Some(self.draw_simple());
+            }
+            return self.ahead.map_or(Op::Read, |(op, _)| op);
+        }
+        match self.next_op {
+            Some(op) => op,
+            None => {
+                let op = self.draw_op();
+                self.next_op = Some(op);
+                op
+            }
         }
     }
 
-    /// Whether IOs are paced by a rate (IOPS or bytes per second).
-    pub fn paced(&self) -> bool {
-        self.issue_interval > 0 || self.rate_bps > 0
+    fn set_op(&mut self, op: Op) {
+        match &mut self.ahead {
+            Some((kind, _)) if self.simple && self.rw.is_random() => *kind = op,
+            _ => self.next_op = Some(op),
+        }
     }
 
     /// Whether the job pauses to think after the IOs it has issued (`thinktime_blocks` of them).
@@ -146,7 +246,10 @@ impl Job {
             self.ahead = Some(self.draw_simple());
             (kind, block * self.bs, self.bs)
         } else {
-            let kind = self.draw_op();
+            let kind = match self.next_op.take() {
+                Some(op) => op,
+                None => self.draw_op(),
+            };
             let (offset, len) = if self.simple {
                 let b = self.next_block();
                 self.next_off = (b + 1) % self.blocks * self.bs;
@@ -163,7 +266,7 @@ impl Job {
         if self.issued >= self.io_limit {
             self.done = true;
         }
-        self.next_issue += gap(self.rate_bps, self.issue_interval, len);
+        self.pace[dir(kind)].issued += len;
         Command {
             compress_pct: self.compress_pct,
             fua: self.fua && kind == Op::Write,
@@ -307,9 +410,49 @@ mod tests {
     fn a_byte_rate_spaces_ios_by_their_size() {
         // 1 MB/s: a 4 KiB IO every 4.096 ms
         let mut j = job(&[("rw", s("write")), ("rate_bps", n(1_000_000))]);
-        j.next_io();
-        assert_eq!(j.next_issue, 4_096_000);
         assert!(j.paced());
+        assert_eq!(j.rate_allows(0), Ok(()));
+        j.next_io();
+        assert_eq!(j.rate_allows(1), Err(4_096_000));
+        assert_eq!(j.rate_allows(4_096_000), Ok(()));
+    }
+
+    #[test]
+    fn one_rate_caps_each_direction_as_in_fio() {
+        // fio's rate_iops=1000 on randrw: 1,000 reads and 1,000 writes a second, each on its own schedule
+        let mut j = job(&[("rw", s("randrw")), ("rwmixread", n(67)), ("rate_iops", n(1000))]);
+        let mut ops = Vec::new();
+        let mut now = 0;
+        while now < 1_000_000_000 {
+            match j.rate_allows(now) {
+                Ok(()) => ops.push(j.next_io().op),
+                Err(due) => now = due,
+            }
+        }
+        let reads = ops.iter().filter(|&&op| op == Op::Read).count();
+        assert_eq!((reads, ops.len() - reads), (1000, 1000));
+    }
+
+    #[test]
+    fn a_direction_not_due_gives_way_to_the_other_one_that_is() {
+        // reads 100/s, writes unlimited (fio's rate_iops=100,0): a drawn read not yet due becomes a write
+        let mut j = job(&[
+            ("rw", s("randrw")),
+            ("rwmixread", n(99)),
+            ("rate_iops", n(100)),
+            ("rate_iops_write", n(0)),
+        ]);
+        let ops: Vec<Op> = (0..50)
+            .map(|_| {
+                assert_eq!(j.rate_allows(0), Ok(()));
+                j.next_io().op
+            })
+            .collect();
+        assert_eq!(ops.iter().filter(|&&op| op == Op::Read).count(), 1, "one read is due at 0: {ops:?}");
+        // a pure read job has no other direction: it waits
+        let mut j = job(&[("rw", s("randread")), ("rate_iops", n(100))]);
+        j.next_io();
+        assert_eq!(j.rate_allows(0), Err(10_000_000));
     }
 
     #[test]

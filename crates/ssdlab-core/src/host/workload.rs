@@ -168,8 +168,11 @@ pub struct Workload {
     pub ramp_time_ns: Ns,
     /// Share of reads in mixed workloads, percent.
     pub rwmixread: u32,
-    /// Per job; 0 = as fast as the queue allows.
+    /// IOs per second per job in each direction, as fio's single-valued `rate_iops` (reads and writes
+    /// each capped at it; `rate_iops_write` overrides writes); 0 = as fast as the queue allows.
     pub rate_iops: u64,
+    /// fio's `rate_iops=R,W`: the writes' (and trims') own cap; None = as `rate_iops`, 0 = unlimited.
+    pub rate_iops_write: Option<u64>,
     /// Pause before each new IO of a slot.
     pub thinktime_ns: Ns,
     /// Carried for the compression model (percent of each buffer that compresses away).
@@ -194,8 +197,10 @@ pub struct Workload {
     pub offset_increment: u64,
     /// Each job starts this long after the run.
     pub startdelay_ns: Ns,
-    /// Bytes per second per job (fio's `rate`); 0 = unlimited.
+    /// Bytes per second per job in each direction (fio's single-valued `rate`); 0 = unlimited.
     pub rate_bps: u64,
+    /// fio's `rate=R,W`: the writes' (and trims') own cap; None = as `rate_bps`, 0 = unlimited.
+    pub rate_bps_write: Option<u64>,
     /// IOs issued between think times (fio's `thinktime_blocks`).
     pub thinktime_blocks: u32,
     /// A flush after every this many writes (fio's `fsync`/`fdatasync`); 0 = never.
@@ -221,6 +226,7 @@ impl Default for Workload {
             ramp_time_ns: 0,
             rwmixread: 50,
             rate_iops: 0,
+            rate_iops_write: None,
             thinktime_ns: 0,
             buffer_compress_percentage: 0,
             seed: 1,
@@ -234,6 +240,7 @@ impl Default for Workload {
             offset_increment: 0,
             startdelay_ns: 0,
             rate_bps: 0,
+            rate_bps_write: None,
             thinktime_blocks: 1,
             fsync: 0,
             sync: false,
@@ -359,8 +366,12 @@ impl Workload {
                 self.buffer_compress_percentage.to_string(),
             );
         }
-        if self.rate_iops > 100_000_000 {
-            err("rate_iops", "must be from 0 (unlimited) to 100000000", self.rate_iops.to_string());
+        for (field, r) in
+            [("rate_iops", self.rate_iops), ("rate_iops_write", self.rate_iops_write.unwrap_or(0))]
+        {
+            if r > 100_000_000 {
+                err(field, "must be from 0 (unlimited) to 100000000", r.to_string());
+            }
         }
         if self.interval_ns < NS_PER_US {
             err("interval", "must be at least 1 us", self.interval_ns.to_string());
@@ -385,15 +396,18 @@ impl Workload {
         if let (Some(capacity), 0, true, 1..) = (capacity, self.runtime_ns, bs_ok, self.iodepth) {
             let ios_per_job = u128::from(self.io_limit(capacity).div_ceil(self.min_bs()));
             let thinking = ios_per_job.div_ceil(u128::from(self.iodepth)) * u128::from(self.thinktime_ns);
-            let paced = match self.rate_iops {
-                0 => 0,
-                r => ios_per_job * 1_000_000_000 / u128::from(r),
+            // each direction moves its share of the IOs at its own rate (fio's `rate`: every byte is paced)
+            let (reads, writes) = match self.rw {
+                Rw::ReadWrite | Rw::RandRw => (u128::from(self.rwmixread), 100 - u128::from(self.rwmixread)),
+                Rw::Read | Rw::RandRead => (100, 0),
+                _ => (0, 100),
             };
-            // fio's `rate`: every byte is paced, whatever the block sizes
-            let paced_bytes = match self.rate_bps {
-                0 => 0,
-                r => u128::from(self.io_limit(capacity)) * 1_000_000_000 / u128::from(r),
-            };
+            let bytes = u128::from(self.io_limit(capacity));
+            let time = |n: u128, r: u64| if r == 0 { 0 } else { n * 1_000_000_000 / u128::from(r) / 100 };
+            let paced = time(ios_per_job * reads, self.rate_iops)
+                .max(time(ios_per_job * writes, self.rate_iops_write.unwrap_or(self.rate_iops)));
+            let paced_bytes = time(bytes * reads, self.rate_bps)
+                .max(time(bytes * writes, self.rate_bps_write.unwrap_or(self.rate_bps)));
             let (field, least, value) = [
                 ("thinktime", thinking, self.thinktime_ns),
                 ("rate_iops", paced, self.rate_iops),
@@ -430,6 +444,7 @@ impl Workload {
         "ramp_time_ns",
         "rwmixread",
         "rate_iops",
+        "rate_iops_write",
         "thinktime_ns",
         "buffer_compress_percentage",
         "seed",
@@ -444,6 +459,7 @@ impl Workload {
         "offset_increment",
         "startdelay_ns",
         "rate_bps",
+        "rate_bps_write",
         "thinktime_blocks",
         "fsync",
         "sync",
@@ -526,6 +542,8 @@ impl Workload {
             "offset_increment" => self.offset_increment = int(key, &value)?,
             "startdelay_ns" => self.startdelay_ns = int(key, &value)?,
             "rate_bps" => self.rate_bps = int(key, &value)?,
+            "rate_bps_write" => self.rate_bps_write = Some(int(key, &value)?),
+            "rate_iops_write" => self.rate_iops_write = Some(int(key, &value)?),
             "thinktime_blocks" => self.thinktime_blocks = int(key, &value)?,
             "fsync" => self.fsync = int(key, &value)?,
             "loops" => self.loops = int(key, &value)?,
