@@ -788,14 +788,27 @@ impl Drive {
                 jb.done = true;
                 break;
             }
+            if let Some(sleep) = jb.quiesce_sleep {
+                if jb.outstanding > 0 {
+                    break; // still waiting for the IOs in flight before it sleeps
+                }
+                jb.quiesce_sleep = None;
+                jb.issue_pending = false;
+                jb.next_issue = t.saturating_add(sleep);
+            }
             let due = if t < jb.next_issue {
-                Err(jb.next_issue) // not started yet (a clone's start spread over one interval)
+                Err(jb.next_issue) // asleep, or not started yet (a clone's start spread over one interval)
             } else if jb.paced() {
                 jb.rate_allows(t)
             } else {
                 Ok(())
             };
             if let Err(due) = due {
+                if jb.outstanding > 0 && due > jb.next_issue {
+                    // fio, ahead of its rate, waits for every IO in flight, then sleeps what it reckoned now
+                    jb.quiesce_sleep = Some(due - t);
+                    break;
+                }
                 if due >= stop_issue {
                     // the run is over for this job before it may issue again
                     jb.done = true;

@@ -51,6 +51,34 @@ fn rate_iops_paces_an_open_loop_job() {
 }
 
 #[test]
+fn a_job_ahead_of_its_rate_waits_for_its_ios_in_flight_before_it_sleeps_as_fio() {
+    // One firmware core at 50 us a read: reads of unwritten blocks take ~55 us each, alone. At one every
+    // 40 us (QD8) the job is ahead with a read in flight; fio waits for it, sleeps the 40 us it reckoned,
+    // is then behind and issues two at once, the second waiting 50 us for the core. Open-loop pacing
+    // would have kept one read at a time on the core (each arriving as the last one's core time ends).
+    let set = [("controller.cores", "1"), ("controller.read_overhead_ns", "50000")];
+    let mut d = drive("generic-tlc-dram", &set);
+    let w = Workload {
+        rw: Rw::RandRead,
+        iodepth: 8,
+        size: 1 << 30,
+        rate_iops: 20_000,
+        runtime_ns: SEC / 10,
+        time_based: true,
+        ..Workload::default()
+    };
+    let r = run(&mut d, w);
+    let lat = r.latency();
+    assert!((r.iops() - 20_000.0).abs() < 100.0, "the rate is kept: {}", r.iops());
+    assert!(
+        lat.max_ns() > lat.min_ns() + 40_000,
+        "bursts queue on the core: {} .. {}",
+        lat.min_ns(),
+        lat.max_ns()
+    );
+}
+
+#[test]
 fn thinktime_spaces_the_ios_of_a_slot() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     fill(&mut d, 1 << 30);

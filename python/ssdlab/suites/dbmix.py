@@ -7,7 +7,8 @@ What the test is (../shared/BENCHMARKS.md, "The seeds' own methods"; figures in
 with the controller's program/erase suspension off and once on. The published table gives, per case, the
 read and write IOPS the jobs ran at; here each case's jobs run at those rates, split over the threads, as
 fio's ``rate_iops=READ,WRITE`` paces them (each direction on its own schedule; a job whose drawn direction
-is not due yet issues the other one if that is), with ``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %),
+is not due yet issues the other one if that is, and one ahead of both waits for its IOs in flight before it
+sleeps), with ``rwmixread`` from the mix (2:1 -> 67 %, 5:4 -> 56 %),
 4 KiB blocks. (Until 2026-11-29 a job's one rate capped reads and writes together, which is not what fio
 does with one value: it caps each direction.)
 

@@ -53,6 +53,9 @@ pub struct Job {
     pub next_issue: Ns,
     /// A wake-up is already queued.
     pub issue_pending: bool,
+    /// Ahead of its rate with IOs in flight, the job waits for them all to complete, then sleeps this long
+    /// (fio's `io_u_quiesce` before `usec_sleep`, the sleep reckoned before the wait).
+    pub quiesce_sleep: Option<Ns>,
     /// The job has issued everything it will.
     pub done: bool,
 }
@@ -152,6 +155,7 @@ impl Job {
             iodepth: w.iodepth,
             next_issue: start,
             issue_pending: false,
+            quiesce_sleep: None,
             done: false,
         };
         // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate and
@@ -172,8 +176,8 @@ impl Job {
 
     /// Whether the next IO may go at `now`, as fio's `rate_ddir` decides: the drawn op's direction is due;
     /// or, in a mixed job, the other direction is (the IO switches to it); else the job sleeps until the
-    /// first of the two is due (switching to it) and this returns that time. (fio also waits for the IOs in
-    /// flight before it sleeps; that is not modelled.)
+    /// first of the two is due (switching to it) and this returns that time (fio first waits for the IOs in
+    /// flight: [`Job::quiesce_sleep`]).
     pub fn rate_allows(&mut self, now: Ns) -> Result<(), Ns> {
         let op = self.peek_op();
         let due = self.pace[dir(op)].due();
