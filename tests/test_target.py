@@ -188,6 +188,14 @@ def test_workload_fields_become_fio_options() -> None:
         args["buffer_compress_percentage"] == "46" and args["direct"] == "0" and args["ioengine"] == "libaio"
     )
     assert 0 <= int(args["randseed"]) < 2**63  # fio reads a signed 64-bit seed
+    # per-direction rates reach fio as fio spells them (trims paced with writes); a byte rate too
+    w = ssdlab.Workload(rw="randrw", rate_iops=500, rate_iops_write=100, rate="1m", rate_write=0)
+    args = dict(
+        a.lstrip("-").split("=", 1)
+        for a in fio_args(w, "j", "/f", 8 << 20, direct=True, ioengine="libaio")
+        if "=" in a
+    )
+    assert (args["rate_iops"], args["rate"]) == ("500,100,100", "1048576,,")
     # size 0 = to the end of the target, as for a twin
     whole = fio_args(
         ssdlab.Workload(rw="read", offset="1m"), "j", "/f", 8 << 20, direct=True, ioengine="io_uring"
