@@ -71,9 +71,10 @@ struct Pace {
 }
 
 impl Pace {
-    fn new(rate_bps: u64, rate_iops: u64, min_bs: u64, start: Ns) -> Self {
+    /// Unstarted: [`Job::new`] sets when it starts.
+    fn new(rate_bps: u64, rate_iops: u64, min_bs: u64) -> Self {
         let bps = if rate_bps > 0 { rate_bps } else { rate_iops.saturating_mul(min_bs) };
-        Pace { bps, start, issued: 0 }
+        Pace { bps, start: 0, issued: 0 }
     }
 
     /// When the next IO of this direction may go (`start` when unlimited).
@@ -137,12 +138,11 @@ impl Job {
             fsync: w.fsync,
             writes_since_flush: 0,
             pace: [
-                Pace::new(w.rate_bps, w.rate_iops, w.sizes(false).min(), 0),
+                Pace::new(w.rate_bps, w.rate_iops, w.sizes(false).min()),
                 Pace::new(
                     w.rate_bps_write.unwrap_or(w.rate_bps),
                     w.rate_iops_write.unwrap_or(w.rate_iops),
                     w.sizes(true).min(),
-                    0,
                 ),
             ],
             next_op: None,
