@@ -53,6 +53,20 @@ def test_show_round_trips_through_drive(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["config_toml"] == shown.stdout
 
 
+def test_workload_rate_iops_takes_fios_read_write_form() -> None:
+    """``--rate-iops 900,100`` paces reads and writes each at its own rate (as fio's rate_iops=900,100); a
+    value fio would not read exits 2 naming the option's field."""
+    args = ["--preset", "bg4-1tb", *SMALL, "--rw", "randrw", "--rwmixread", "67", "--iodepth", "8"]
+    out = ssdlab_cli("workload", *args, "--rate-iops", "900,100", "--runtime", "1s", "--time-based", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["read"]["iops"] == pytest.approx(900, abs=2) and doc["write"]["iops"] == pytest.approx(
+        100, abs=2
+    )
+    bad = ssdlab_cli("workload", *args, "--rate-iops", "9,x", "--runtime", "1s")
+    assert bad.returncode == 2 and "rate_iops" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_workload_json_parses() -> None:
     args = [
         "--preset",

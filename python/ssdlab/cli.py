@@ -466,6 +466,28 @@ def validate(
         stdout.print("fitted values that name no figure: " + "; ".join(unnamed), markup=False, soft_wrap=True)
 
 
+def _rate_iops_fields(text: str) -> dict[str, Any]:
+    """``--rate-iops`` as fio reads it: ``N`` (each direction) or ``READ,WRITE`` (an empty part: none).
+
+    Examples
+    --------
+    >>> _rate_iops_fields("900,100"), _rate_iops_fields(",500")
+    ({'rate_iops': 900, 'rate_iops_write': 100}, {'rate_iops': 0, 'rate_iops_write': 500})
+    >>> _rate_iops_fields("1000")
+    {'rate_iops': 1000}
+    """
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [int(p) if p else 0 for p in parts]
+    except ValueError:
+        raise workload_error("rate_iops", "must be N or READ,WRITE (whole numbers)", text) from None
+    if len(values) > 2:
+        raise workload_error("rate_iops", "must be N or READ,WRITE (whole numbers)", text)
+    if len(values) == 1:
+        return {"rate_iops": values[0]}
+    return {"rate_iops": values[0], "rate_iops_write": values[1]}
+
+
 @app.command()
 def workload(
     preset: PresetOpt = None,
@@ -484,8 +506,11 @@ def workload(
     ramp_time: Annotated[str, typer.Option(help="Simulated time before measuring.")] = "0",
     rwmixread: Annotated[int, typer.Option(help="Read percentage of rw/randrw.")] = 50,
     rate_iops: Annotated[
-        int, typer.Option(help="IOs per second per job in each direction, as fio (0 = unlimited).")
-    ] = 0,
+        str,
+        typer.Option(
+            help="IOs per second per job in each direction, as fio (0 = unlimited); READ,WRITE: each its own."
+        ),
+    ] = "0",
     thinktime: Annotated[str, typer.Option(help="Pause before each new IO (bare number = us).")] = "0",
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
@@ -511,7 +536,7 @@ def workload(
         time_based=time_based,
         ramp_time=ramp_time,
         rwmixread=rwmixread,
-        rate_iops=rate_iops,
+        **_rate_iops_fields(rate_iops),
         thinktime=thinktime,
         buffer_compress_percentage=buffer_compress_percentage,
         seed=seed,
