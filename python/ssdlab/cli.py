@@ -55,6 +55,7 @@ from ssdlab.errors import (
     read_text_file,
     workload_error,
 )
+from ssdlab.fio.options import OptionValueError, rate_fields
 from ssdlab.nvme_cli import nvme_app
 from ssdlab.precondition import prefill_workload
 from ssdlab.presets import DEFAULT_PRESET, list_presets, read_preset
@@ -467,25 +468,12 @@ def validate(
 
 
 def _rate_iops_fields(text: str) -> dict[str, Any]:
-    """``--rate-iops`` as fio reads it: ``N`` (each direction) or ``READ,WRITE`` (an empty part: none).
-
-    Examples
-    --------
-    >>> _rate_iops_fields("900,100"), _rate_iops_fields(",500")
-    ({'rate_iops': 900, 'rate_iops_write': 100}, {'rate_iops': 0, 'rate_iops_write': 500})
-    >>> _rate_iops_fields("1000")
-    {'rate_iops': 1000}
-    """
-    parts = [p.strip() for p in text.split(",")]
+    """``--rate-iops`` as fio reads ``rate_iops``: ``N`` (each direction) or ``READ,WRITE``; a bad one is a
+    WorkloadError naming ``rate_iops``."""
     try:
-        values = [int(p) if p else 0 for p in parts]
-    except ValueError:
-        raise workload_error("rate_iops", "must be N or READ,WRITE (whole numbers)", text) from None
-    if len(values) > 2:
-        raise workload_error("rate_iops", "must be N or READ,WRITE (whole numbers)", text)
-    if len(values) == 1:
-        return {"rate_iops": values[0]}
-    return {"rate_iops": values[0], "rate_iops_write": values[1]}
+        return rate_fields(text, "rate_iops")
+    except OptionValueError as e:
+        raise workload_error("rate_iops", str(e), text) from None
 
 
 @app.command()

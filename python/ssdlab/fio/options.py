@@ -40,6 +40,7 @@ __all__ = [
     "OptionValueError",
     "bool_option",
     "parse_fio_size",
+    "rate_fields",
     "supported_names",
 ]
 
@@ -222,26 +223,35 @@ def _range(text: str | None, kb_base: int) -> object:
     return f"{_size(lo, kb_base)}-{_size(hi, kb_base)}"
 
 
-def _per_direction(text: str | None, kb_base: int, parse: Callable[[str, int], int], field: str) -> object:
-    """fio's read[,write[,trim]] rates: one value caps each direction; an empty part is unlimited. Trims are
-    paced with writes here, so a trim value must be the write value."""
+def rate_fields(text: str | None, field: str, kb_base: int = 1024) -> dict[str, int]:
+    """fio's ``read[,write[,trim]]`` rate as :class:`ssdlab.Workload` fields: one value caps each direction,
+    an empty part none. Trims are paced with writes here, so a trim value must be the write value.
+    ``field`` is ``rate`` (sizes) or ``rate_iops``.
+
+    Examples
+    --------
+    >>> rate_fields("900,100", "rate_iops"), rate_fields(",500", "rate_iops"), rate_fields("1m", "rate")
+    ({'rate_iops': 900, 'rate_iops_write': 100}, {'rate_iops': 0, 'rate_iops_write': 500}, {'rate': 1048576})
+    """
     parts = [p.strip() for p in _needs_value(text).split(",")]
     if len(parts) > 3:
         raise OptionValueError("takes at most read,write,trim rates")
-    values = [parse(p, kb_base) if p else 0 for p in parts]
-    if len(values) == 1:
-        return values[0]
+
+    def parse(p: str) -> int:
+        return _size(p, kb_base) if field == "rate" else _parse_int(p, 0, 2**64)
+
+    values = [parse(p) if p else 0 for p in parts]
     if len(values) == 3 and parts[2] and values[2] != values[1]:
         raise OptionValueError("trims are paced with writes in ssdlab: give the trim rate the write rate")
-    return Fields({field: values[0], f"{field}_write": values[1]})
+    return {field: values[0]} if len(values) == 1 else {field: values[0], f"{field}_write": values[1]}
 
 
 def _rate(text: str | None, kb_base: int) -> object:
-    return _per_direction(text, kb_base, _size, "rate")
+    return Fields(rate_fields(text, "rate", kb_base))
 
 
 def _rate_iops(text: str | None, kb_base: int) -> object:
-    return _per_direction(text, kb_base, lambda p, kb: _parse_int(p, -(2**64), 2**64), "rate_iops")
+    return Fields(rate_fields(text, "rate_iops", kb_base))
 
 
 def _sync(text: str | None, kb_base: int) -> object:
