@@ -238,12 +238,11 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         where = "calibration.figures" if name in figures else "calibration.holdout"
         drive, _, rest = name.partition(".")
         table_name, _, key = rest.partition(".")
-        tables = published(drive) if drive and key else None
-        value = (
-            _lookup(tables or {}, f"{table_name}.{key}") if tables is not None and "[" not in key else None
-        )
-        if value is None and "[" in key:
+        if "[" in key:  # a row or segment: validate's figure of that name
             value = parts.get((drive, rest))
+        else:
+            tables = published(drive) if drive and key else None
+            value = _lookup(tables, f"{table_name}.{key}") if tables is not None else None
         if value is None:
             raise config_error(
                 where,

@@ -799,16 +799,18 @@ impl Drive {
             let due = if t < jb.next_issue {
                 Err(jb.next_issue) // asleep, or not started yet (a clone's start spread over one interval)
             } else if jb.paced() {
-                jb.rate_allows(t)
+                match jb.rate_allows(t) {
+                    Err(due) if jb.outstanding > 0 => {
+                        // fio, ahead of its rate, waits for every IO in flight, then sleeps what it reckons now
+                        jb.quiesce_sleep = Some(due - t);
+                        break;
+                    }
+                    allowed => allowed,
+                }
             } else {
                 Ok(())
             };
             if let Err(due) = due {
-                if jb.outstanding > 0 && due > jb.next_issue {
-                    // fio, ahead of its rate, waits for every IO in flight, then sleeps what it reckoned now
-                    jb.quiesce_sleep = Some(due - t);
-                    break;
-                }
                 if due >= stop_issue {
                     // the run is over for this job before it may issue again
                     jb.done = true;

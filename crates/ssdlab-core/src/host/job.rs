@@ -139,11 +139,7 @@ impl Job {
             writes_since_flush: 0,
             pace: [
                 Pace::new(w.rate_bps, w.rate_iops, w.sizes(false).min()),
-                Pace::new(
-                    w.rate_bps_write.unwrap_or(w.rate_bps),
-                    w.rate_iops_write.unwrap_or(w.rate_iops),
-                    w.sizes(true).min(),
-                ),
+                Pace::new(w.write_rates().1, w.write_rates().0, w.sizes(true).min()),
             ],
             next_op: None,
             thinktime_blocks: w.thinktime_blocks,

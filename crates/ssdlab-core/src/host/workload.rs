@@ -366,9 +366,7 @@ impl Workload {
                 self.buffer_compress_percentage.to_string(),
             );
         }
-        for (field, r) in
-            [("rate_iops", self.rate_iops), ("rate_iops_write", self.rate_iops_write.unwrap_or(0))]
-        {
+        for (field, r) in [("rate_iops", self.rate_iops), ("rate_iops_write", self.write_rates().0)] {
             if r > 100_000_000 {
                 err(field, "must be from 0 (unlimited) to 100000000", r.to_string());
             }
@@ -404,10 +402,9 @@ impl Workload {
             };
             let bytes = u128::from(self.io_limit(capacity));
             let time = |n: u128, r: u64| if r == 0 { 0 } else { n * 1_000_000_000 / u128::from(r) / 100 };
-            let paced = time(ios_per_job * reads, self.rate_iops)
-                .max(time(ios_per_job * writes, self.rate_iops_write.unwrap_or(self.rate_iops)));
-            let paced_bytes = time(bytes * reads, self.rate_bps)
-                .max(time(bytes * writes, self.rate_bps_write.unwrap_or(self.rate_bps)));
+            let (write_iops, write_bps) = self.write_rates();
+            let paced = time(ios_per_job * reads, self.rate_iops).max(time(ios_per_job * writes, write_iops));
+            let paced_bytes = time(bytes * reads, self.rate_bps).max(time(bytes * writes, write_bps));
             let (field, least, value) = [
                 ("thinktime", thinking, self.thinktime_ns),
                 ("rate_iops", paced, self.rate_iops),
@@ -587,6 +584,12 @@ impl Workload {
         } else {
             Err(found)
         }
+    }
+
+    /// The writes' (and trims') rates, IOs and bytes per second: their own (fio's `rate_iops=R,W`), else the
+    /// rates every direction takes; 0 = unlimited.
+    pub fn write_rates(&self) -> (u64, u64) {
+        (self.rate_iops_write.unwrap_or(self.rate_iops), self.rate_bps_write.unwrap_or(self.rate_bps))
     }
 
     /// Bytes of the region the workload addresses.
