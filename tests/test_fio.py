@@ -447,3 +447,44 @@ def test_an_output_that_is_a_folder_is_refused_before_the_jobs_run(tmp_path: Pat
     assert out.returncode == 2 and out.stderr.startswith("error: --output: is a folder, not a file"), (
         out.stderr
     )
+
+
+def test_steadystate_stops_a_job_as_real_fio_does(tmp_path: Path) -> None:
+    """fio's ``ss=iops:5%`` over a 5 s window after a 2 s ramp: a paced job holds still, so it stops once the
+    window is full (sampling one interval after the ramp: 3..7 s), not at its 20 s runtime. Real fio's
+    checks run on a helper thread's clock and land up to one interval later; its JSON block is the model."""
+    job = ["--name=steady", "--rw=randwrite", "--bs=4k", "--size=64m", "--rate_iops=1000"]
+    ss = ["--runtime=20", "--time_based", "--ss=iops:5%", "--ss_dur=5", "--ss_ramp=2"]
+    fio = real_fio("--ioengine=null", *job, *ss, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job, *ss)
+    assert done.returncode == 0, done.stderr
+    want, got = fio["jobs"][0], json.loads(done.stdout)["jobs"][0]  # type: ignore[index]
+    assert set(got["steadystate"]) == set(want["steadystate"])
+    assert set(got["steadystate"]["data"]) == set(want["steadystate"]["data"])
+    assert got["steadystate"]["ss"] == want["steadystate"]["ss"] == "iops:5.000000%"
+    assert got["steadystate"]["attained"] == want["steadystate"]["attained"] == 1
+    assert got["steadystate"]["data"]["iops"] == [1000] * 5
+    assert got["job_runtime"] == pytest.approx(7000, abs=5)
+    assert want["job_runtime"] == pytest.approx(7500, abs=600)
+    text = ssdlab_cli("fio", *SMALL, "--", *job, *ss).stdout
+    assert "steadystate  : attained=yes, bw=4000KiB/s (4096kB/s), iops=1000, iops mean dev=0.000%" in text
+
+
+def test_steadystate_of_a_reporting_group_is_judged_over_its_jobs() -> None:
+    text = (
+        "[global]\nrw=randread\nsize=1g\nruntime=20\ntime_based\nrate_iops=500\nss=iops_slope:0.5%\nss_dur=4\n"
+        "[a]\nnumjobs=2\ngroup_reporting\n"
+    )
+    drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 8})
+    run = run_jobfile(drive, parse_jobfile_text(text))
+    (entry,) = run.entries
+    ss = entry.measured.steadystate
+    assert ss is not None and ss["attained"] and ss["iops"] == [1000] * 4  # both jobs' IOs in one window
+    assert entry.measured.elapsed_s == pytest.approx(4.0, abs=0.01)
+
+
+def test_a_bad_steadystate_names_its_line() -> None:
+    with pytest.raises(JobFileError, match=r"j\.fio:2: ss: no limit: iops, iops_slope"):
+        parse_jobfile_text("[j]\nss=iops\nss_dur=5\n", "j.fio")
+    with pytest.raises(JobFileError, match=r"j\.fio:3: ss_dur: must hold at least 2 check intervals"):
+        parse_jobfile_text("[j]\nss=bw_slope:1%\nss_dur=1\n", "j.fio")

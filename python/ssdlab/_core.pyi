@@ -1,7 +1,7 @@
 """Native module built from crates/ssdlab-py (bindings to the Rust engine); use the ``ssdlab`` package."""
 
 from collections.abc import Callable, Sequence
-from typing import final
+from typing import Any, final
 
 from ssdlab.errors import ConfigError as ConfigError
 from ssdlab.errors import DriveBusyError as DriveBusyError
@@ -78,6 +78,8 @@ class NativeResult:
     def series(self) -> dict[str, list[float]]: ...
     @property
     def jobs(self) -> list[NativeResult]: ...
+    @property
+    def steadystate(self) -> dict[str, Any] | None: ...
     def latency(self, which: str = "all") -> NativeLatency: ...
 
 @final

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -184,6 +185,14 @@ class _Measured:
     @property
     def series(self) -> Series:
         return Series.from_native(self._res.series)
+
+    @property
+    def steadystate(self) -> dict[str, Any] | None:
+        """fio's steady-state check (a workload with ``steadystate_duration``), else None: ``ss`` (the
+        criterion as fio prints it), ``attained``, ``criterion`` (its last value, percent when ``pct``),
+        ``max_deviation``, ``slope`` and the window's samples, oldest first (``iops``, ``bw`` in bytes/s,
+        ``lat_ns``)."""
+        return self._res.steadystate
 
     def _measures(self) -> dict[str, object]:
         return {

@@ -109,6 +109,17 @@ class Workload:
         Writes with FUA (fio's ``sync=1``).
     loops : int
         Passes over the region when not ``time_based``.
+    steadystate : str
+        fio's steady-state criterion, ``iops``, ``iops_slope``, ``bw``, ``bw_slope``, ``lat`` or ``lat_slope``
+        then ``:LIMIT`` (``%``: of the window's mean); the job stops once it falls below the limit.
+    steadystate_duration : str, int or float
+        The rolling window it is judged over (fio's ``ss_dur``); 0 = no check.
+    steadystate_ramp_time : str, int or float
+        Time before the samples start (fio's ``ss_ramp``; they start one check interval after it).
+    steadystate_check_interval : str, int or float
+        Time between samples (fio's ``ss_interval``, 1 s).
+    steadystate_group : bool
+        Judge the run's jobs together (fio's ``group_reporting``), not each on its own.
 
     Examples
     --------
@@ -155,6 +166,11 @@ class Workload:
     fsync: int = 0
     sync: bool = False
     loops: int = 1
+    steadystate: str = "iops_slope:0.01%"
+    steadystate_duration: str | int | float = 0
+    steadystate_ramp_time: str | int | float = 0
+    steadystate_check_interval: str | int | float = "1s"
+    steadystate_group: bool = False
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -221,6 +237,13 @@ class Workload:
             "fsync": self.fsync,
             "sync": self.sync,
             "loops": self.loops,
+            "steadystate": self.steadystate,
+            "steadystate_duration_ns": parse_time_ns(self.steadystate_duration, "steadystate_duration"),
+            "steadystate_ramp_time_ns": parse_time_ns(self.steadystate_ramp_time, "steadystate_ramp_time"),
+            "steadystate_check_interval_ns": parse_time_ns(
+                self.steadystate_check_interval, "steadystate_check_interval"
+            ),
+            "steadystate_group": self.steadystate_group,
         }
 
     def to_dict(self) -> dict[str, object]:

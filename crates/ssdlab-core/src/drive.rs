@@ -22,8 +22,8 @@ use crate::data::DataStore;
 use crate::engine::{Event, EventQueue, Ns, NS_PER_US};
 use crate::error::SimError;
 use crate::host::{
-    size_text, Command, Completion, DeviceQueue, Job, Op, Status, TraceError, TraceRecord, Workload,
-    WorkloadError, SECTOR_BYTES,
+    size_text, Command, Completion, DeviceQueue, Job, Op, Status, SteadyTracker, TraceError, TraceRecord,
+    Workload, WorkloadError, SECTOR_BYTES,
 };
 use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
@@ -200,6 +200,40 @@ pub struct RunResult {
     pub die_utilisation: Vec<f64>,
     /// What each job spec of the run measured, in the order given (for one spec, the same as `stats`).
     pub jobs: Vec<RunStats>,
+}
+
+/// fio's steady-state trackers for a run's specs: one per spec with a window (`steadystate_duration_ns`),
+/// except that specs judged as a group (`steadystate_group`) share one. Returns the trackers and each
+/// spec's tracker.
+fn steady_trackers(specs: &[Workload], t0: Ns) -> (Vec<SteadyTracker>, Vec<Option<usize>>) {
+    let mut trackers: Vec<SteadyTracker> = Vec::new();
+    let mut group: Option<usize> = None;
+    let mut of = Vec::with_capacity(specs.len());
+    for w in specs {
+        if w.steadystate_duration_ns == 0 {
+            of.push(None);
+            continue;
+        }
+        if w.steadystate_group {
+            if let Some(k) = group {
+                of.push(Some(k));
+                continue;
+            }
+        }
+        trackers.push(SteadyTracker::new(
+            w.steadystate,
+            w.steadystate_duration_ns,
+            w.steadystate_ramp_time_ns,
+            w.steadystate_check_interval_ns,
+            t0.saturating_add(w.startdelay_ns),
+        ));
+        let k = trackers.len() - 1;
+        if w.steadystate_group {
+            group = Some(k);
+        }
+        of.push(Some(k));
+    }
+    (trackers, of)
 }
 
 impl Drive {
@@ -629,7 +663,9 @@ impl Drive {
                 Ns::MAX
             }
         };
-        let stops: Vec<Ns> = specs.iter().map(stop_issue).collect();
+        let mut stops: Vec<Ns> = specs.iter().map(stop_issue).collect();
+        // fio's steady-state checks: a tracker per spec, or one for the specs judged as a group.
+        let (mut trackers, tracker_of) = steady_trackers(specs, t0);
         let last_stop = stops.iter().copied().max().unwrap_or(Ns::MAX);
         let total_bytes: u64 = specs
             .iter()
@@ -639,6 +675,9 @@ impl Drive {
         let mut wakeups = EventQueue::default();
         for (j, rj) in jobs.iter().enumerate() {
             wakeups.push(rj.job.next_issue, Event::Issue { job: j as u32 });
+        }
+        for (k, tr) in trackers.iter().enumerate() {
+            wakeups.push(t0.saturating_add(tr.interval_ns()), Event::SteadyCheck { tracker: k as u32 });
         }
         let mut moved = 0u64;
         let mut events = 0u64;
@@ -664,7 +703,25 @@ impl Drive {
             };
             self.advance(t);
             if woken {
-                let Some((_, Event::Issue { job })) = wakeups.pop() else { unreachable!("peeked") };
+                let job = match wakeups.pop() {
+                    Some((_, Event::Issue { job })) => job,
+                    Some((_, Event::SteadyCheck { tracker })) => {
+                        let k = tracker as usize;
+                        let covered = |s: usize| tracker_of[s] == Some(k);
+                        if trackers[k].check(t) {
+                            // attained: the covered jobs issue nothing more (those in flight complete)
+                            (0..specs.len()).filter(|&s| covered(s)).for_each(|s| stops[s] = t);
+                        } else {
+                            let next = t.saturating_add(trackers[k].interval_ns());
+                            let running = jobs.iter().any(|rj| covered(rj.spec) && !rj.job.done);
+                            if running && (0..specs.len()).any(|s| covered(s) && next < stops[s]) {
+                                wakeups.push(next, Event::SteadyCheck { tracker });
+                            }
+                        }
+                        continue;
+                    }
+                    None => unreachable!("peeked"),
+                };
                 let rj = &mut jobs[job as usize];
                 rj.job.issue_pending = false;
                 moved += self.issue(rj, job, &specs[rj.spec], stops[rj.spec], &mut wakeups)?;
@@ -675,6 +732,9 @@ impl Drive {
                 let rj = &mut jobs[job as usize];
                 rj.job.outstanding -= 1;
                 let w = &specs[rj.spec];
+                if let Some(k) = tracker_of[rj.spec] {
+                    trackers[k].record(c.len, c.complete_ns - c.submit_ns);
+                }
                 let stats = &mut per_spec[rj.spec];
                 if c.submit_ns >= stats.measure_start {
                     if specs.len() > 1 {
@@ -697,6 +757,13 @@ impl Drive {
         }
         progress(1.0);
         self.end_power(&mut group);
+        for (s, stats) in per_spec.iter_mut().enumerate() {
+            stats.steadystate = tracker_of[s].map(|k| trackers[k].report().clone());
+        }
+        // the group's own: the one tracker every spec shares, if they share one
+        if let Some(k) = tracker_of[0].filter(|&k| tracker_of.iter().all(|&o| o == Some(k))) {
+            group.steadystate = Some(trackers[k].report().clone());
+        }
         let jobs_stats = if specs.len() > 1 { per_spec } else { vec![group.clone()] };
         let mut res = self.result(group, &before, &busy_before, self.now - t0);
         res.jobs = jobs_stats;

@@ -212,3 +212,34 @@ fn progress_can_cancel_a_run() {
     });
     assert!(matches!(r, Err(SimError::Cancelled)));
 }
+
+#[test]
+fn a_steady_job_stops_when_its_window_holds_still_as_fios_steadystate() {
+    // fio: iops:5% over a 5 s window, recording from 1 s after a 2 s ramp -> samples at 3..7 s, stop at 7 s
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    let steady = |ss: &str| Workload {
+        rw: Rw::RandRead,
+        size: 1 << 30,
+        rate_iops: 1000,
+        runtime_ns: 20 * SEC,
+        time_based: true,
+        steadystate: ssdlab_core::SsCriterion::parse(ss).unwrap(),
+        steadystate_duration_ns: 5 * SEC,
+        steadystate_ramp_time_ns: 2 * SEC,
+        ..Workload::default()
+    };
+    let r = run(&mut d, steady("iops:5%"));
+    let ss = r.stats.steadystate.as_ref().expect("a report");
+    assert!(ss.attained);
+    assert_eq!(ss.iops, [1000; 5]);
+    let s = r.stats.elapsed_ns() as f64 / 1e9;
+    assert!((6.99..7.01).contains(&s), "stopped at the 7 s check: {s} s");
+    // a limit it cannot meet: runs its whole runtime, not attained
+    let r = run(&mut d, steady("iops_slope:0"));
+    assert!(!r.stats.steadystate.as_ref().unwrap().attained);
+    assert!(r.stats.elapsed_ns() > 19 * SEC);
+    // without ss_dur there is no check and no report
+    let r = run(&mut d, Workload { steadystate_duration_ns: 0, ..steady("iops:5%") });
+    assert!(r.stats.steadystate.is_none() && r.stats.elapsed_ns() > 19 * SEC);
+}

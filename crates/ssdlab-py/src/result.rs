@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdlab_core::stats::RunStats;
-use ssdlab_core::{Counters, Latency, RunResult};
+use ssdlab_core::{Counters, Latency, RunResult, SteadyReport};
 use std::sync::Arc;
 
 /// What one `NativeDrive.run` measured.
@@ -37,6 +37,7 @@ pub struct NativeResult {
     lat_read: Arc<Latency>,
     lat_write: Arc<Latency>,
     lat_trim: Arc<Latency>,
+    steadystate: Option<SteadyReport>,
     jobs: Vec<Py<NativeResult>>,
 }
 
@@ -59,6 +60,7 @@ impl NativeResult {
             lat_read: Arc::new(s.lat_read),
             lat_write: Arc::new(s.lat_write),
             lat_trim: Arc::new(s.lat_trim),
+            steadystate: s.steadystate,
             jobs: Vec::new(),
         }
     }
@@ -105,6 +107,26 @@ impl NativeResult {
             d.set_item(*k, v)?;
         }
         Ok(d)
+    }
+
+    /// fio's steady-state check (`steadystate_duration_ns` set), else None: `ss` (the criterion as fio
+    /// prints it), `duration_s`, `attained`, `criterion` (its last value), `max_deviation`, `slope`, and the
+    /// window's samples, oldest first: `iops`, `bw` (bytes/s), `lat_ns`.
+    #[getter]
+    fn steadystate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(r) = &self.steadystate else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("ss", r.criterion.to_string())?;
+        d.set_item("pct", r.criterion.pct)?;
+        d.set_item("duration_s", r.duration_ns as f64 / 1e9)?;
+        d.set_item("attained", r.attained)?;
+        d.set_item("criterion", r.value)?;
+        d.set_item("max_deviation", r.max_deviation)?;
+        d.set_item("slope", r.slope)?;
+        d.set_item("iops", &r.iops)?;
+        d.set_item("bw", &r.bw)?;
+        d.set_item("lat_ns", &r.lat_ns)?;
+        Ok(Some(d))
     }
 
     /// The latency distribution of `which` IOs: "all" (reads and writes), "read", "write" or "trim".

@@ -374,6 +374,8 @@ def _job(
         else:  # noted: accepted, changes nothing, said in the output
             text = "" if s.text is None else s.text
             ignored.setdefault((s.key, text, s.where), Ignored(s.key, text, s.where, s.option.note))
+    if control.get("group_reporting"):  # fio judges a reporting group's steady state as one
+        kwargs["steadystate_group"] = True
     try:
         workload = Workload(**kwargs)  # type: ignore[arg-type]
     except SsdlabError as e:

@@ -373,6 +373,10 @@ _TABLE: tuple[Option, ...] = (
     _workload("buffer_compress_percentage", _whole, "0..100"),
     _workload("randseed", _whole, "whole number", "seed", field="seed"),
     _workload("bwavgtime", _time("ms"), "time, milliseconds by default (500)", field="interval"),
+    _workload("steadystate", _text, "iops, iops_slope, bw, bw_slope, lat or lat_slope, :LIMIT[%]", "ss"),
+    _workload("steadystate_duration", _time("s"), "time, seconds by default (0: no check)", "ss_dur"),
+    _workload("steadystate_ramp_time", _time("s"), "time, seconds by default", "ss_ramp"),
+    _workload("steadystate_check_interval", _time("s"), "time, seconds by default (1)", "ss_interval"),
     # Options the job file acts on.
     _job("name", _text, "job name"),
     _job("description", _text, "text"),

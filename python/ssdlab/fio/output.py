@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from ssdlab._core import version
 from ssdlab.fio.runner import FioEntry, FioRun
@@ -255,7 +256,45 @@ def _job_json(entry: FioEntry, group: list[FioEntry], plus: bool) -> dict[str, o
             "latency_window": 0,
         }
     )
+    if m.steadystate is not None:
+        out["steadystate"] = _steadystate_json(m.steadystate)
     return out
+
+
+def _steadystate_json(ss: dict[str, Any]) -> dict[str, object]:
+    """fio's ``steadystate`` block: the criterion, whether it was attained, and the window's samples."""
+    n = max(len(ss["iops"]), 1)
+    return {
+        "ss": ss["ss"],
+        "duration": int(ss["duration_s"]),
+        "attained": int(ss["attained"]),
+        "criterion": f"{ss['criterion']:f}{'%' if ss['pct'] else ''}",
+        "max_deviation": ss["max_deviation"],
+        "slope": ss["slope"],
+        "data": {
+            "bw_mean": sum(ss["bw"]) // n,
+            "iops_mean": sum(ss["iops"]) // n,
+            **(
+                {"lat_mean": sum(ss["lat_ns"]) // n, "lat_ns": ss["lat_ns"]}
+                if ss["ss"].startswith("lat")
+                else {}
+            ),
+            "iops": ss["iops"],
+            "bw": ss["bw"],
+        },
+    }
+
+
+def _steadystate_line(ss: dict[str, Any]) -> str:
+    """fio's ``steadystate  :`` line of a job's normal output."""
+    n = max(len(ss["iops"]), 1)
+    metric = ss["ss"].split(":")[0]
+    kind = metric.removesuffix("_slope")
+    how = " slope" if metric.endswith("_slope") else " mean dev"
+    return (
+        f"  steadystate  : attained={'yes' if ss['attained'] else 'no'}, bw={_bw(sum(ss['bw']) / n)}, "
+        f"iops={_short(sum(ss['iops']) // n)}, {kind}{how}={ss['criterion']:.3f}{'%' if ss['pct'] else ''}"
+    )
 
 
 def _groups(run: FioRun) -> dict[int, list[FioEntry]]:
@@ -450,6 +489,8 @@ def _entry_text(entry: FioEntry, group: list[FioEntry], started: float) -> list[
     issued = [m.read.ios, m.write.ios, m.trim_ios, 0]
     lines.append(f"     issued rwts: total={','.join(map(str, issued))} short=0,0,0,0 dropped=0,0,0,0")
     lines.append(f"     latency   : target=0, window=0, percentile=100.00%, depth={job.workload.iodepth}")
+    if m.steadystate is not None:
+        lines.append(_steadystate_line(m.steadystate))
     return lines
 
 

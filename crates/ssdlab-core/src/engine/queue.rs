@@ -7,6 +7,8 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// A rate-limited or thinking job may issue its next IO.
     Issue { job: u32 },
+    /// A steady-state tracker takes its sample and judges its window.
+    SteadyCheck { tracker: u32 },
 }
 
 /// A min-queue of events ordered by `(time, insertion sequence)`.

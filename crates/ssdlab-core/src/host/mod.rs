@@ -5,6 +5,7 @@ mod command;
 mod job;
 mod offsets;
 mod queue;
+mod steadystate;
 mod trace;
 mod workload;
 
@@ -12,6 +13,7 @@ pub use command::{Command, Completion, Op, Status, SECTOR_BYTES};
 pub use job::Job;
 pub use offsets::{BlockSizes, Distribution};
 pub use queue::DeviceQueue;
+pub use steadystate::{SsCriterion, SsMetric, SteadyReport, SteadyTracker};
 pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
 pub(crate) use workload::size_text;
 pub use workload::{FieldValue, Rw, Workload, WorkloadError};

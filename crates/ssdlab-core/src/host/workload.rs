@@ -2,6 +2,7 @@
 
 use super::command::SECTOR_BYTES;
 use super::offsets::{BlockSizes, Distribution};
+use super::steadystate::SsCriterion;
 use crate::engine::{Ns, NS_PER_US};
 use std::fmt;
 use std::str::FromStr;
@@ -209,6 +210,16 @@ pub struct Workload {
     pub sync: bool,
     /// Passes over the region when not `time_based` (fio's `loops`).
     pub loops: u32,
+    /// fio's `steadystate`: the criterion that stops the job once its window holds still.
+    pub steadystate: SsCriterion,
+    /// fio's `ss_dur`: the rolling window the criterion is judged over; 0 = no steady-state check.
+    pub steadystate_duration_ns: Ns,
+    /// fio's `ss_ramp`: time before recording starts.
+    pub steadystate_ramp_time_ns: Ns,
+    /// fio's `ss_interval`: time between samples (1 s).
+    pub steadystate_check_interval_ns: Ns,
+    /// Judge every job of the run together (fio's `group_reporting`), not each job on its own.
+    pub steadystate_group: bool,
 }
 
 impl Default for Workload {
@@ -245,6 +256,11 @@ impl Default for Workload {
             fsync: 0,
             sync: false,
             loops: 1,
+            steadystate: SsCriterion::default(),
+            steadystate_duration_ns: 0,
+            steadystate_ramp_time_ns: 0,
+            steadystate_check_interval_ns: 1_000_000_000,
+            steadystate_group: false,
         }
     }
 }
@@ -374,7 +390,23 @@ impl Workload {
         if self.interval_ns < NS_PER_US {
             err("interval", "must be at least 1 us", self.interval_ns.to_string());
         }
+        if self.steadystate_duration_ns > 0 {
+            let every = self.steadystate_check_interval_ns;
+            let least: u64 = if self.steadystate.slope { 2 } else { 1 };
+            if every < NS_PER_US {
+                err("steadystate_check_interval", "must be at least 1 us", every.to_string());
+            } else if self.steadystate_duration_ns / every < least {
+                err(
+                    "steadystate_duration",
+                    &format!("must hold at least {least} check intervals ({every} ns each)"),
+                    self.steadystate_duration_ns.to_string(),
+                );
+            }
+        }
         for (field, ns) in [
+            ("steadystate_duration", self.steadystate_duration_ns),
+            ("steadystate_ramp_time", self.steadystate_ramp_time_ns),
+            ("steadystate_check_interval", self.steadystate_check_interval_ns),
             ("runtime", self.runtime_ns),
             ("ramp_time", self.ramp_time_ns),
             ("thinktime", self.thinktime_ns),
@@ -461,6 +493,11 @@ impl Workload {
         "fsync",
         "sync",
         "loops",
+        "steadystate",
+        "steadystate_duration_ns",
+        "steadystate_ramp_time_ns",
+        "steadystate_check_interval_ns",
+        "steadystate_group",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -513,8 +550,9 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" | "sync" => match value {
+            "time_based" | "sync" | "steadystate_group" => match value {
                 FieldValue::Bool(b) if key == "sync" => self.sync = b,
+                FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
                 FieldValue::Bool(b) => self.time_based = b,
                 other => return Err(WorkloadError::new(key, "must be true or false", other)),
             },
@@ -532,6 +570,13 @@ impl Workload {
                     _ => self.random_distribution = Distribution::parse(&text)?,
                 }
             }
+            "steadystate" => match value {
+                FieldValue::Str(s) => self.steadystate = SsCriterion::parse(&s)?,
+                other => return Err(WorkloadError::new(key, SsCriterion::FORMS, other)),
+            },
+            "steadystate_duration_ns" => self.steadystate_duration_ns = int(key, &value)?,
+            "steadystate_ramp_time_ns" => self.steadystate_ramp_time_ns = int(key, &value)?,
+            "steadystate_check_interval_ns" => self.steadystate_check_interval_ns = int(key, &value)?,
             "bs_write" => self.bs_write = int(key, &value)?,
             "blockalign" => self.blockalign = int(key, &value)?,
             "percentage_random" => self.percentage_random = int(key, &value)?,

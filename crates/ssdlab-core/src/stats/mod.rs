@@ -9,7 +9,7 @@ pub(crate) use counters::{DriveState, HostTotals};
 pub use series::Series;
 
 use crate::engine::Ns;
-use crate::host::{Completion, Op};
+use crate::host::{Completion, Op, SteadyReport};
 use hdrhistogram::Histogram;
 
 /// A latency distribution in nanoseconds (HDR histogram, 3 significant digits, 1 ns .. ~18 min).
@@ -100,6 +100,8 @@ pub struct RunStats {
     pub series: Series,
     /// Highest power of an interval of the run (the power model's samples; see [`crate::power::Recording::max_w`]), W.
     pub max_power_w: f64,
+    /// What fio's steady-state check found (jobs with `steadystate_duration_ns` only).
+    pub steadystate: Option<SteadyReport>,
 }
 
 impl RunStats {
@@ -118,6 +120,7 @@ impl RunStats {
             lat_trim: Latency::default(),
             series: Series::new(interval_ns),
             max_power_w: 0.0,
+            steadystate: None,
         }
     }
 
