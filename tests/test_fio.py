@@ -488,3 +488,49 @@ def test_a_bad_steadystate_names_its_line() -> None:
         parse_jobfile_text("[j]\nss=iops\nss_dur=5\n", "j.fio")
     with pytest.raises(JobFileError, match=r"j\.fio:3: ss_dur: must hold at least 2 check intervals"):
         parse_jobfile_text("[j]\nss=bw_slope:1%\nss_dur=1\n", "j.fio")
+
+
+def test_averaged_logs_are_written_as_real_fio_writes_them(tmp_path: Path) -> None:
+    """``write_bw_log``/``write_iops_log``/``write_lat_log`` with ``log_avg_msec``: the same files, one line a
+    window and direction (``time_ms, value, ddir, 0, 0``), as real fio on its null engine writes them."""
+    job = ["--name=mix", "--rw=randrw", "--bs=4k", "--size=64m", "--rate_iops=1000"]
+    logs = ["--write_bw_log=m", "--write_iops_log=m", "--write_lat_log=m", "--log_avg_msec=1000"]
+    timing = ["--runtime=3", "--time_based"]
+    (tmp_path / "fio").mkdir()
+    (tmp_path / "twin").mkdir()
+    real_fio("--ioengine=null", *job, *logs, *timing, "--output-format=json", cwd=tmp_path / "fio")
+    done = ssdlab_cli("fio", *SMALL, "--", *job, *logs, *timing, cwd=tmp_path / "twin")
+    assert done.returncode == 0, done.stderr
+    logs_of = {side: {p.name for p in (tmp_path / side).glob("*.log")} for side in ("fio", "twin")}
+    kinds = ("bw", "iops", "lat", "clat", "slat")
+    assert logs_of["twin"] == logs_of["fio"] == {f"m_{k}.1.log" for k in kinds}
+
+    def rows(side: str, name: str) -> dict[tuple[int, int], int]:
+        lines = (tmp_path / side / name).read_text().splitlines()
+        cells = [[int(c) for c in line.split(",")] for line in lines]
+        assert all(len(c) == 5 and c[3:] == [0, 0] for c in cells), lines
+        return {(c[0] // 1000, c[2]): c[1] for c in cells if c[0] % 1000 < 50}  # whole windows
+
+    for name, want in (("m_bw.1.log", 4000), ("m_iops.1.log", 1000)):
+        fio, twin = rows("fio", name), rows("twin", name)
+        for key in ((1, 0), (1, 1), (2, 0), (2, 1)):
+            assert fio[key] == pytest.approx(want, rel=0.01) and twin[key] == pytest.approx(want, rel=0.01)
+    assert all(v > 0 for v in rows("twin", "m_clat.1.log").values())  # the twin's latencies, ns
+    assert set(rows("twin", "m_slat.1.log").values()) == {0}
+
+
+def test_log_files_are_numbered_by_job_as_fio_numbers_them(tmp_path: Path) -> None:
+    text = (
+        "[fill]\nrw=write\nbs=1m\nsize=256m\n"
+        "[steady]\nstonewall\nrw=randwrite\nsize=256m\nruntime=1\nnumjobs=2\nwrite_iops_log=s\n"
+        "[one]\nstonewall\nrw=randread\nsize=256m\nruntime=1\nwrite_bw_log\nper_job_logs=0\nlog_avg_msec=250\n"
+    )
+    (tmp_path / "j.fio").write_text(text)
+    done = ssdlab_cli("fio", *SMALL, "j.fio", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.log")) == ["one_bw.log", "s_iops.2.log", "s_iops.3.log"]
+    # without log_avg_msec a line is one bwavgtime window (fio would log every IO), and the output says so
+    assert "write_iops_log=s approximated: logged once a bwavgtime window (500 ms)" in done.stdout
+    times = [int(line.split(",")[0]) for line in (tmp_path / "s_iops.2.log").read_text().splitlines()]
+    assert times[:2] == [500, 1000]
+    assert len((tmp_path / "one_bw.log").read_text().splitlines()) == 4  # 4 windows of 250 ms, reads only

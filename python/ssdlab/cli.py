@@ -1015,6 +1015,7 @@ def fio(
 ) -> None:
     """Run fio job files (or fio's command-line form) on a simulated drive and print fio's output."""
     from ssdlab.fio import JobFileError, format_normal, load_jobs, run_jobfile, to_json
+    from ssdlab.fio.logs import write_logs
 
     if output_format not in FIO_FORMATS:
         raise workload_error(
@@ -1031,6 +1032,10 @@ def fio(
     except JobFileError as e:  # already "file:line: option: problem"
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         raise typer.Exit(2) from None
+    try:  # fio writes its logs (write_bw_log, ...) where it runs
+        write_logs(run_, Path.cwd())
+    except OSError as e:
+        raise workload_error("write_*_log", f"cannot write the log: {e.strerror or e}", e.filename) from None
     if output_format == "normal":
         text = format_normal(run_)
     else:

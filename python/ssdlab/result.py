@@ -122,6 +122,11 @@ class Series:
     power_w: FloatArray
     #: SMART composite temperature at the end of each interval, C.
     temperature_c: FloatArray
+    #: IOs per second and mean latency of each direction (what fio's averaged logs print per direction).
+    read_iops: FloatArray
+    write_iops: FloatArray
+    read_mean_latency_us: FloatArray
+    write_mean_latency_us: FloatArray
 
     @classmethod
     def from_native(cls, columns: dict[str, list[float]]) -> Series:

@@ -254,6 +254,8 @@ def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
     bw: dict[int, list[float]] = {}
     iops: dict[int, float] = {}
     lat: dict[int, list[float]] = {}
+    iops_dir: dict[int, list[float]] = {}
+    lat_dir: dict[tuple[int, int], list[float]] = {}
 
     def rows(pattern: str) -> list[tuple[int, float, int]]:
         out = []
@@ -268,17 +270,23 @@ def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
 
     for k, kib_s, ddir in rows("*_bw.*.log"):
         bw.setdefault(k, [0.0, 0.0])[min(ddir, 1)] += kib_s * 1024 / 1e6
-    for k, n, _ in rows("*_iops.*.log"):
+    for k, n, ddir in rows("*_iops.*.log"):
         iops[k] = iops.get(k, 0.0) + n
-    for k, ns, _ in rows("*_lat.*.log"):
+        iops_dir.setdefault(k, [0.0, 0.0])[min(ddir, 1)] += n
+    for k, ns, ddir in rows("*_lat.*.log"):
         lat.setdefault(k, []).append(ns)
+        lat_dir.setdefault((k, min(ddir, 1)), []).append(ns)
     keys = sorted(bw)
+
+    def mean_us(samples: list[float] | None) -> float:
+        return sum(samples) / len(samples) / 1e3 if samples else math.nan
+
     return {
         "time_s": [k * interval_ms / 1e3 for k in keys],
         "read_mbps": [bw[k][0] for k in keys],
         "write_mbps": [bw[k][1] for k in keys],
         "iops": [iops.get(k, 0.0) for k in keys],
-        "mean_latency_us": [sum(lat[k]) / len(lat[k]) / 1e3 if lat.get(k) else math.nan for k in keys],
+        "mean_latency_us": [mean_us(lat.get(k)) for k in keys],
         "max_latency_us": [math.nan for _ in keys],
         "p50_latency_us": [math.nan for _ in keys],
         "p99_latency_us": [math.nan for _ in keys],
@@ -286,6 +294,10 @@ def _series(folder: Path, interval_ms: int) -> dict[str, list[float]]:
         # a real drive's power and temperature are not visible to fio
         "power_w": [math.nan for _ in keys],
         "temperature_c": [math.nan for _ in keys],
+        "read_iops": [iops_dir.get(k, [0.0, 0.0])[0] for k in keys],
+        "write_iops": [iops_dir.get(k, [0.0, 0.0])[1] for k in keys],
+        "read_mean_latency_us": [mean_us(lat_dir.get((k, 0))) for k in keys],
+        "write_mean_latency_us": [mean_us(lat_dir.get((k, 1))) for k in keys],
     }
 
 

@@ -117,15 +117,17 @@ class _Setting:
 
 @dataclass(frozen=True)
 class Ignored:
-    """An option accepted and ignored, with where it was and why it changes nothing."""
+    """An option accepted and ignored (or honoured only in part: ``verb``), with where it was and why."""
 
     option: str
     value: str
     where: str
     why: str
+    verb: str = "ignored"
 
     def to_dict(self) -> dict[str, str]:
-        return {"option": self.option, "value": self.value, "where": self.where, "why": self.why}
+        out = {"option": self.option, "value": self.value, "where": self.where, "why": self.why}
+        return out if self.verb == "ignored" else {**out, "verb": self.verb}
 
 
 @dataclass
@@ -146,6 +148,10 @@ class FioJob:
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
     #: ``file:line: option`` that set each Workload field (and each job option, by name).
     sources: dict[str, str] = field(default_factory=dict)
+    #: fio's logs the job writes: kind (``bw``, ``iops``, ``lat``) -> file prefix.
+    logs: dict[str, str] = field(default_factory=dict)
+    #: One file per job clone (fio's ``per_job_logs``).
+    per_job_logs: bool = True
     #: Jobs with the same phase run at once; phases run one after another.
     phase: int = 0
     #: fio's reporting group.
@@ -376,6 +382,24 @@ def _job(
             ignored.setdefault((s.key, text, s.where), Ignored(s.key, text, s.where, s.option.note))
     if control.get("group_reporting"):  # fio judges a reporting group's steady state as one
         kwargs["steadystate_group"] = True
+    logs = {
+        kind: str(control[f"write_{kind}_log"] or control.get("name", section.name))
+        for kind in ("bw", "iops", "lat")
+        if f"write_{kind}_log" in control
+    }
+    if logs:
+        # fio averages a log over log_avg_msec, or logs every IO; here a line is one interval of the series
+        avg = cast(int, control.get("log_avg_msec", 0))
+        if avg:
+            kwargs["interval"] = f"{avg}ms"
+        else:
+            s = next(merged[f"write_{kind}_log"] for kind in ("bw", "iops", "lat") if kind in logs)
+            why = (
+                "logged once a bwavgtime window (500 ms), not per IO: the simulation keeps no per-IO "
+                "record; log_avg_msec=N sets the window"
+            )
+            noted = Ignored(s.key, s.text or "", s.where, why, "approximated")
+            ignored.setdefault((s.key, s.text or "", s.where), noted)
     try:
         workload = Workload(**kwargs)  # type: ignore[arg-type]
     except SsdlabError as e:
@@ -401,6 +425,8 @@ def _job(
         group_reporting=bool(control.get("group_reporting", False)),
         percentiles=cast(tuple[float, ...], control.get("percentile_list", DEFAULT_PERCENTILES)),
         sources={name: f"{s.where}: {s.key}" for name, s in field_where.items()},
+        logs=logs,
+        per_job_logs=bool(control.get("per_job_logs", True)),
     )
 
 

@@ -305,6 +305,10 @@ def _text(text: str | None, kb_base: int) -> object:
     return _needs_value(text)
 
 
+def _prefix(text: str | None, kb_base: int) -> object:
+    return "" if text is None else text  # a bare flag: fio names the file after the job
+
+
 def _needs_value(text: str | None) -> str:
     if text is None or not text.strip():
         raise OptionValueError("needs a value (option=value)")
@@ -387,6 +391,11 @@ _TABLE: tuple[Option, ...] = (
     _job("group_reporting", bool_option, "flag: report each group as one"),
     _job("kb_base", _kb_base, "1024 (k = 1024, kib = 1000) or 1000"),
     _job("percentile_list", _percentiles, "percentiles separated by ':'"),
+    _job("write_bw_log", _prefix, "file prefix (bare: the job's name): PREFIX_bw.N.log"),
+    _job("write_iops_log", _prefix, "file prefix (bare: the job's name): PREFIX_iops.N.log"),
+    _job("write_lat_log", _prefix, "file prefix (bare: the job's name): PREFIX_{lat,clat,slat}.N.log"),
+    _job("log_avg_msec", _int(0, 10**9), "milliseconds each log line averages (0: per IO in fio)"),
+    _job("per_job_logs", bool_option, "flag: a log file per job (PREFIX_bw.N.log), else one"),
     # Accepted; nothing in the simulation for them to change.
     _noted("ioengine", f"simulated: {_SIM}"),
     _noted("filename", _SIM),
@@ -404,7 +413,14 @@ _TABLE: tuple[Option, ...] = (
     _noted("iodepth_batch_complete_min", "each completion is reaped at its time", "iodepth_batch_complete"),
     _noted("iodepth_batch_complete_max", "each completion is reaped at its time"),
     _noted("thinktime_spin", "the whole thinktime passes either way (no CPU is modelled)"),
-    _noted("rate_min", "a simulated job never quits for falling below a rate"),
+    _noted("rate_min", "a simulated job never quits for falling below a rate", "ratemin"),
+    _noted("gtod_reduce", "simulated time costs nothing to read: latencies are still measured"),
+    _noted("disable_lat", "simulated time costs nothing to read: latencies are still measured"),
+    _noted("disable_clat", "simulated time costs nothing to read: latencies are still measured"),
+    _noted("disable_slat", "simulated time costs nothing to read: latencies are still measured"),
+    _noted("disable_bw_measurement", "simulated time costs nothing to read: bandwidth is still measured"),
+    _noted("random_generator", "offsets come from ssdlab's own seeded generator"),
+    _noted("io_submit_mode", "each IO is submitted at its simulated time"),
     _noted("rate_iops_min", "a simulated job never quits for falling below a rate"),
     _unsupported("trim_percentage", "rw=trim or randtrim"),
     _unsupported("trim_backlog", "rw=trim or randtrim"),

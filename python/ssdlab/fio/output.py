@@ -540,7 +540,7 @@ def format_normal(run: FioRun) -> str:
     lines.append(f"Starting {n} simulated job{'s' if n != 1 else ''}")
     for ig in run.jobfile.ignored:
         shown = ig.option if not ig.value else f"{ig.option}={ig.value}"
-        lines.append(f"note: {ig.where}: {shown} ignored: {ig.why}")
+        lines.append(f"note: {ig.where}: {shown} {ig.verb}: {ig.why}")
     lines.append("")
     groups = _groups(run)
     for e in run.entries:

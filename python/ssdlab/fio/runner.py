@@ -46,6 +46,8 @@ class FioRun:
     #: One :class:`ssdlab.Result` per phase.
     results: list[Result]
     counters: dict[str, float]
+    #: Every job clone with what it measured, in the order they ran.
+    clones: list[tuple[FioJob, JobResult]] = field(default_factory=list)
     #: Wall-clock start, seconds since the epoch (fio's ``timestamp``).
     started: float = field(default_factory=time.time)
 
@@ -91,6 +93,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
     phases = jobfile.phases
     entries: list[FioEntry] = []
     results: list[Result] = []
+    clones: list[tuple[FioJob, JobResult]] = []
     for n, jobs in enumerate(phases):
         specs: list[Workload] = []
         owners: list[FioJob] = []
@@ -102,6 +105,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
         step = None if progress is None else (lambda f, n=n: progress((n + f) / len(phases)))
         res = drive.run(specs, step)
         results.append(res)
+        clones.extend(zip(owners, res.jobs, strict=True))
         if jobs[0].group_reporting:  # checked when reading: then the phase is exactly one group
             entries.append(FioEntry(jobs[0], res, len(specs)))
         else:
@@ -116,5 +120,6 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
         entries=entries,
         results=results,
         counters=counter_delta(before, drive.counters()),
+        clones=clones,
         started=started,
     )

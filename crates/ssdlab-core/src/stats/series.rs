@@ -24,6 +24,15 @@ fn bucket(latency: Ns) -> usize {
     ((octave as usize) * SUB as usize + frac as usize).min(BUCKETS - 1)
 }
 
+/// Mean latency in microseconds of `n` IOs taking `sum_ns` together (0 without IOs).
+fn mean_us(sum_ns: u64, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        sum_ns as f64 / n as f64 / 1e3
+    }
+}
+
 /// The middle of a bucket, ns.
 fn bucket_mid(b: usize) -> f64 {
     let octave = (b / SUB as usize) as i32;
@@ -37,6 +46,11 @@ struct Bin {
     write_bytes: u64,
     ios: u64,
     latency_sum_ns: u64,
+    // per direction, for fio's logs (a completion moving no bytes, a flush, counts in neither)
+    read_ios: u64,
+    write_ios: u64,
+    read_latency_sum_ns: u64,
+    write_latency_sum_ns: u64,
     latency_max_ns: u64,
     /// Latency histogram of the interval's IOs ([`bucket`]); allocated with the interval's first IO.
     latency_hist: Option<Box<[u32; BUCKETS]>>,
@@ -52,6 +66,10 @@ impl Bin {
         self.write_bytes += other.write_bytes;
         self.ios += other.ios;
         self.latency_sum_ns += other.latency_sum_ns;
+        self.read_ios += other.read_ios;
+        self.write_ios += other.write_ios;
+        self.read_latency_sum_ns += other.read_latency_sum_ns;
+        self.write_latency_sum_ns += other.write_latency_sum_ns;
         self.latency_max_ns = self.latency_max_ns.max(other.latency_max_ns);
         if let Some(theirs) = &other.latency_hist {
             let mine = self.latency_hist.get_or_insert_with(|| Box::new([0; BUCKETS]));
@@ -124,6 +142,13 @@ impl Series {
         b.write_bytes += write_bytes;
         b.ios += 1;
         b.latency_sum_ns += latency;
+        if read_bytes > 0 {
+            b.read_ios += 1;
+            b.read_latency_sum_ns += latency;
+        } else if write_bytes > 0 {
+            b.write_ios += 1;
+            b.write_latency_sum_ns += latency;
+        }
         b.latency_max_ns = b.latency_max_ns.max(latency);
         let hist = b.latency_hist.get_or_insert_with(|| Box::new([0; BUCKETS]));
         let h = &mut hist[bucket(latency)];
@@ -190,17 +215,12 @@ impl Series {
             ("read_mbps", rate(&|b| b.read_bytes as f64 / 1e6)),
             ("write_mbps", rate(&|b| b.write_bytes as f64 / 1e6)),
             ("iops", rate(&|b| b.ios as f64)),
-            (
-                "mean_latency_us",
-                col(&|b| {
-                    if b.ios == 0 {
-                        0.0
-                    } else {
-                        b.latency_sum_ns as f64 / b.ios as f64 / 1e3
-                    }
-                }),
-            ),
+            ("mean_latency_us", col(&|b| mean_us(b.latency_sum_ns, b.ios))),
             ("max_latency_us", col(&|b| b.latency_max_ns as f64 / 1e3)),
+            ("read_iops", rate(&|b| b.read_ios as f64)),
+            ("write_iops", rate(&|b| b.write_ios as f64)),
+            ("read_mean_latency_us", col(&|b| mean_us(b.read_latency_sum_ns, b.read_ios))),
+            ("write_mean_latency_us", col(&|b| mean_us(b.write_latency_sum_ns, b.write_ios))),
             (INTERVAL_PERCENTILES[0].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[0].0))),
             (INTERVAL_PERCENTILES[1].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[1].0))),
             (INTERVAL_PERCENTILES[2].1, col(&|b| b.percentile_us(INTERVAL_PERCENTILES[2].0))),

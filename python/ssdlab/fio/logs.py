@@ -1,0 +1,91 @@
+"""fio's bandwidth, IOPS and latency logs (``write_bw_log``, ``write_iops_log``, ``write_lat_log``).
+
+fio writes ``PREFIX_bw.N.log``, ``PREFIX_iops.N.log`` and ``PREFIX_lat.N.log`` / ``_clat`` / ``_slat`` for
+job N (numbered from 1 in job-file order, clones in turn; one ``PREFIX_bw.log`` for all with
+``per_job_logs=0``). With ``log_avg_msec`` each line averages one window::
+
+    time (ms, end of the window), value, direction (0 read, 1 write), 0, 0
+
+bandwidth in KiB/s, IOPS per second, latency in ns. Here every line is one interval of the job's series,
+whose width is ``log_avg_msec`` (or fio's ``bwavgtime``, 500 ms, without it: fio would log every IO, and the
+simulation keeps no per-IO record). ``clat`` and ``lat`` are the same here (the twin measures from
+submission to completion), ``slat`` is 0. The same layout is what ``--target`` reads back from real fio.
+
+Examples
+--------
+>>> import ssdlab, tempfile, pathlib
+>>> from ssdlab.fio import parse_jobfile_text, run_jobfile
+>>> from ssdlab.fio.logs import write_logs
+>>> jf = parse_jobfile_text("[w]\\nrw=randwrite\\nsize=1g\\nruntime=2\\nrate_iops=500\\n"
+...                         "write_iops_log=w\\nlog_avg_msec=1000\\n")
+>>> run = run_jobfile(ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 8}), jf)
+>>> out = pathlib.Path(tempfile.mkdtemp())
+>>> [p.name for p in write_logs(run, out)]
+['w_iops.1.log']
+>>> (out / "w_iops.1.log").read_text().splitlines()[0]
+'1000, 500, 1, 0, 0'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ssdlab.fio.jobfile import FioJob
+from ssdlab.fio.runner import FioRun
+from ssdlab.result import Series
+
+__all__ = ["write_logs"]
+
+#: log kind -> (file suffixes, the series columns of reads and writes, scale to fio's unit)
+_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, str], float]] = {
+    "bw": (("bw",), ("read_mbps", "write_mbps"), 1e6 / 1024),  # MB/s -> KiB/s
+    "iops": (("iops",), ("read_iops", "write_iops"), 1.0),
+    "lat": (("lat", "clat", "slat"), ("read_mean_latency_us", "write_mean_latency_us"), 1e3),  # us -> ns
+}
+
+
+def _directions(job: FioJob) -> tuple[int, ...]:
+    """fio's direction numbers the job logs: 0 = reads, 1 = writes (and trims)."""
+    rw = job.workload.rw
+    if rw in ("rw", "readwrite", "randrw"):
+        return (0, 1)
+    return (0,) if "read" in rw else (1,)
+
+
+def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, zero: bool) -> list[str]:
+    out = []
+    ends = [float(t) for t in series.time_s]
+    widths = [t - (ends[i - 1] if i else 0.0) for i, t in enumerate(ends)]
+    for i, t in enumerate(ends):
+        if widths[i] < max(widths) / 2:  # the sliver after the last window: a rate over it means nothing
+            continue
+        for d in _directions(job):
+            value = 0 if zero else round(float(getattr(series, columns[d])[i]) * scale)
+            out.append(f"{round(t * 1000)}, {value}, {d}, 0, 0")
+    return out
+
+
+def write_logs(run: FioRun, folder: Path) -> list[Path]:
+    """Write the logs ``run``'s jobs asked for into ``folder``; the paths written, in order."""
+    number = {}
+    n = 0
+    for job in run.jobfile.jobs:  # fio numbers jobs in file order, each clone its own
+        for clone in range(job.numjobs):
+            n += 1
+            number[(id(job), clone)] = n
+    seen: dict[int, int] = {}
+    files: dict[Path, list[str]] = {}
+    for job, result in run.clones:
+        clone = seen.get(id(job), 0)
+        seen[id(job)] = clone + 1
+        for kind, prefix in job.logs.items():
+            suffixes, columns, scale = _KINDS[kind]
+            for suffix in suffixes:
+                tail = f".{number[(id(job), clone)]}" if job.per_job_logs else ""
+                path = folder / f"{prefix}_{suffix}{tail}.log"
+                lines = _lines(result.series, job, columns, scale, zero=suffix == "slat")
+                files.setdefault(path, []).extend(lines)
+    for path, lines in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"{line}\n" for line in lines))
+    return list(files)
