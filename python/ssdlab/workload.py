@@ -119,7 +119,8 @@ class Workload:
     steadystate_check_interval : str, int or float
         Time between samples (fio's ``ss_interval``, 1 s).
     steadystate_group : bool
-        Judge the run's jobs together (fio's ``group_reporting``), not each on its own.
+        Judge the run's jobs together (fio's ``group_reporting``), not each on its own (the ``numjobs``
+        clones of one workload are always judged together).
 
     Examples
     --------

@@ -236,6 +236,29 @@ fn steady_trackers(specs: &[Workload], t0: Ns) -> (Vec<SteadyTracker>, Vec<Optio
     (trackers, of)
 }
 
+/// Steady-state tracker `k`'s check at `t`: once attained, the specs it covers issue nothing more (IOs in
+/// flight complete); until then the next check is booked while a covered job still runs.
+fn steady_check(
+    tracker: &mut SteadyTracker,
+    k: usize,
+    t: Ns,
+    tracker_of: &[Option<usize>],
+    stops: &mut [Ns],
+    jobs: &[RunningJob],
+    wakeups: &mut EventQueue,
+) {
+    let covered = |s: usize| tracker_of[s] == Some(k);
+    if tracker.check(t) {
+        (0..stops.len()).filter(|&s| covered(s)).for_each(|s| stops[s] = t);
+        return;
+    }
+    let next = t.saturating_add(tracker.interval_ns());
+    let running = jobs.iter().any(|rj| covered(rj.spec) && !rj.job.done);
+    if running && (0..stops.len()).any(|s| covered(s) && next < stops[s]) {
+        wakeups.push(next, Event::SteadyCheck { tracker: k as u32 });
+    }
+}
+
 impl Drive {
     /// A fresh drive: nothing written, time 0. Fails if `cfg` does not validate.
     pub fn new(cfg: DriveConfig) -> Result<Self, SimError> {
@@ -677,7 +700,7 @@ impl Drive {
             wakeups.push(rj.job.next_issue, Event::Issue { job: j as u32 });
         }
         for (k, tr) in trackers.iter().enumerate() {
-            wakeups.push(t0.saturating_add(tr.interval_ns()), Event::SteadyCheck { tracker: k as u32 });
+            wakeups.push(tr.first_check_ns(), Event::SteadyCheck { tracker: k as u32 });
         }
         let mut moved = 0u64;
         let mut events = 0u64;
@@ -707,17 +730,7 @@ impl Drive {
                     Some((_, Event::Issue { job })) => job,
                     Some((_, Event::SteadyCheck { tracker })) => {
                         let k = tracker as usize;
-                        let covered = |s: usize| tracker_of[s] == Some(k);
-                        if trackers[k].check(t) {
-                            // attained: the covered jobs issue nothing more (those in flight complete)
-                            (0..specs.len()).filter(|&s| covered(s)).for_each(|s| stops[s] = t);
-                        } else {
-                            let next = t.saturating_add(trackers[k].interval_ns());
-                            let running = jobs.iter().any(|rj| covered(rj.spec) && !rj.job.done);
-                            if running && (0..specs.len()).any(|s| covered(s) && next < stops[s]) {
-                                wakeups.push(next, Event::SteadyCheck { tracker });
-                            }
-                        }
+                        steady_check(&mut trackers[k], k, t, &tracker_of, &mut stops, &jobs, &mut wakeups);
                         continue;
                     }
                     None => unreachable!("peeked"),

@@ -235,6 +235,12 @@ fn a_steady_job_stops_when_its_window_holds_still_as_fios_steadystate() {
     assert_eq!(ss.iops, [1000; 5]);
     let s = r.stats.elapsed_ns() as f64 / 1e9;
     assert!((6.99..7.01).contains(&s), "stopped at the 7 s check: {s} s");
+    // a job that starts late is checked from its own start: 0.5 s later, stopped at 7.5 s
+    let before = d.now_ns();
+    let r = run(&mut d, Workload { startdelay_ns: SEC / 2, ..steady("iops:5%") });
+    assert!(r.stats.steadystate.as_ref().unwrap().attained);
+    let s = (d.now_ns() - before) as f64 / 1e9;
+    assert!((7.49..7.51).contains(&s), "stopped at the 7.5 s check: {s} s");
     // a limit it cannot meet: runs its whole runtime, not attained
     let r = run(&mut d, steady("iops_slope:0"));
     assert!(!r.stats.steadystate.as_ref().unwrap().attained);

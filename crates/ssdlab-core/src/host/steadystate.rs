@@ -126,6 +126,8 @@ pub struct SteadyReport {
 pub struct SteadyTracker {
     criterion: SsCriterion,
     interval_ns: Ns,
+    /// When the jobs started: checks fall every `interval_ns` from here.
+    start: Ns,
     /// Recording starts at the first check at or after this time.
     record_from: Ns,
     /// Samples the window holds.
@@ -148,6 +150,7 @@ impl SteadyTracker {
         SteadyTracker {
             criterion,
             interval_ns,
+            start,
             record_from,
             window,
             samples: VecDeque::with_capacity(window),
@@ -171,6 +174,11 @@ impl SteadyTracker {
     /// Time between checks.
     pub fn interval_ns(&self) -> Ns {
         self.interval_ns
+    }
+
+    /// When the first check falls: one interval after the jobs started.
+    pub fn first_check_ns(&self) -> Ns {
+        self.start.saturating_add(self.interval_ns)
     }
 
     /// Count one completed IO of a covered job.
