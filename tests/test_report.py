@@ -361,7 +361,7 @@ def test_series_are_saved_as_parquet_beside_the_json_with_the_documented_schema(
         assert SCHEMA.names == [
             "run", "label", "time_s", "read_mbps", "write_mbps", "iops", "mean_latency_us",
             "max_latency_us", "p50_latency_us", "p99_latency_us", "p999_latency_us", "power_w",
-            "temperature_c",
+            "temperature_c", "read_iops", "write_iops", "read_mean_latency_us", "write_mean_latency_us",
         ]  # fmt: skip
         runs = s.table.column("run").to_numpy()
         assert runs.min() == 0 and (np.diff(runs) >= 0).all()  # in the order they ran

@@ -6,23 +6,27 @@ A suite is many engine runs (a CDM test's warm-up and runs, a PTS round's cells,
 (:class:`ssdlab.result.Series`) and its latency percentiles as it finishes; :meth:`Recorder.write` saves
 them as one Parquet file per suite job (``<result>.series.parquet``), one row per interval:
 
-==================  =======  =========================================================================
-column              type     meaning
-==================  =======  =========================================================================
-run                 int32    the engine run within the suite job, from 0, in the order they ran
-label               string   that run's workload(s): ``rw bs QDn Tn`` (``+`` between concurrent jobs)
-time_s              float64  end of the interval, simulated seconds since the run's measurement began
-read_mbps           float64  reads over the interval, decimal MB/s
-write_mbps          float64  writes over the interval, decimal MB/s
-iops                float64  reads + writes over the interval, per second
-mean_latency_us     float64  mean completion latency of the IOs completed in the interval
-max_latency_us      float64  highest completion latency in the interval
-p50_latency_us      float64  median latency of the interval's IOs (within 12.5%: a quarter-octave bucket)
-p99_latency_us      float64  99th percentile latency of the interval's IOs (likewise)
-p999_latency_us     float64  99.9th percentile latency of the interval's IOs (likewise)
-power_w             float64  the drive's average power over the interval, W (NaN: no power model)
-temperature_c       float64  SMART composite temperature at the interval's end, C (NaN: none)
-==================  =======  =========================================================================
+=======================  =======  =========================================================================
+column                   type     meaning
+=======================  =======  =========================================================================
+run                      int32    the engine run within the suite job, from 0, in the order they ran
+label                    string   that run's workload(s): ``rw bs QDn Tn`` (``+`` between concurrent jobs)
+time_s                   float64  end of the interval, simulated seconds since the run's measurement began
+read_mbps                float64  reads over the interval, decimal MB/s
+write_mbps               float64  writes over the interval, decimal MB/s
+iops                     float64  reads + writes over the interval, per second
+mean_latency_us          float64  mean completion latency of the IOs completed in the interval
+max_latency_us           float64  highest completion latency in the interval
+p50_latency_us           float64  median latency of the interval's IOs (within 12.5%: a quarter-octave bucket)
+p99_latency_us           float64  99th percentile latency of the interval's IOs (likewise)
+p999_latency_us          float64  99.9th percentile latency of the interval's IOs (likewise)
+power_w                  float64  the drive's average power over the interval, W (NaN: no power model)
+temperature_c            float64  SMART composite temperature at the interval's end, C (NaN: none)
+read_iops                float64  reads over the interval, per second
+write_iops               float64  writes over the interval, per second
+read_mean_latency_us     float64  mean latency of the reads completed in the interval
+write_mean_latency_us    float64  mean latency of the writes completed in the interval
+=======================  =======  =========================================================================
 
 The file's schema metadata ``ssdlab.runs`` holds, per run (in ``run`` order), JSON with its ``label``,
 ``ios``, and ``percentiles_us`` (p50 .. p99.99 of the whole run, :data:`ssdlab.result.REPORTED_PERCENTILES`)
