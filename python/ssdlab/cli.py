@@ -1013,7 +1013,10 @@ def fio(
     output: Annotated[Path | None, typer.Option("--output", help="Write the output to FILE.")] = None,
     scale_capacity_gb: ScaleOpt = None,
 ) -> None:
-    """Run fio job files (or fio's command-line form) on a simulated drive and print fio's output."""
+    """Run fio job files (or fio's command-line form) on a simulated drive and print fio's output.
+
+    Logs a job asks for (write_bw_log, write_iops_log, write_lat_log) are written in the current folder,
+    as fio writes them."""
     from ssdlab.fio import JobFileError, format_normal, load_jobs, run_jobfile, to_json
     from ssdlab.fio.logs import write_logs
 
