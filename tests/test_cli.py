@@ -265,3 +265,18 @@ def test_a_ctrl_c_that_python_drops_still_ends_the_command_as_interrupted(
         signal.signal(signal.SIGINT, old)
     assert e.value.code == 130
     assert capsys.readouterr().err.strip().endswith("interrupted")
+
+
+def test_workload_stops_at_steady_state_and_says_so() -> None:
+    args = ["workload", "--set", "ftl.user_capacity_gb=16", "--rw", "randwrite", "--size", "4g"]
+    paced = ["--rate-iops", "2000", "--runtime", "30s", "--time-based"]
+    done = ssdlab_cli(
+        *args, *paced, "--steadystate", "bw_slope:0.5%", "--steadystate-duration", "4s", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["steadystate"]["attained"] and doc["elapsed_s"] == pytest.approx(4.0, abs=0.01)  # not 30 s
+    text = ssdlab_cli(*args, *paced, "--steadystate", "iops:2%", "--steadystate-duration", "5s").stdout
+    assert "steady state iops:2.000000%: attained" in text
+    bad = ssdlab_cli(*args, "--steadystate", "iops", "--steadystate-duration", "5s")
+    assert bad.returncode == 2 and "steadystate: no limit" in bad.stderr

@@ -502,6 +502,13 @@ def workload(
     thinktime: Annotated[str, typer.Option(help="Pause before each new IO (bare number = us).")] = "0",
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
+    steadystate: Annotated[
+        str, typer.Option(help="fio's steady-state criterion (iops, bw, lat, *_slope; :LIMIT, % of the mean).")
+    ] = "iops_slope:0.01%",
+    steadystate_duration: Annotated[
+        str, typer.Option(help="Window the criterion is judged over; the job stops once it holds (0 = off).")
+    ] = "0",
+    steadystate_ramp_time: Annotated[str, typer.Option(help="Time before the steady-state samples.")] = "0",
     prefill: Annotated[
         bool,
         typer.Option(
@@ -529,6 +536,9 @@ def workload(
         buffer_compress_percentage=buffer_compress_percentage,
         seed=seed,
         interval=interval,
+        steadystate=steadystate,
+        steadystate_duration=steadystate_duration,
+        steadystate_ramp_time=steadystate_ramp_time,
     )
     drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
     with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
@@ -1078,6 +1088,15 @@ def _print_result(res: Result) -> None:
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
     stdout.print(t)
+    ss = res.steadystate
+    if ss is not None:
+        unit = "%" if ss["pct"] else ""
+        stdout.print(
+            f"steady state {ss['ss']}: {'attained' if ss['attained'] else 'not attained'} "
+            f"(criterion {ss['criterion']:.4g}{unit}; window IOPS {', '.join(map(str, ss['iops']))})",
+            markup=False,
+            highlight=False,
+        )
     from ssdlab.report import counters_table  # here, not at the top: see the note there
 
     title = f"Drive counters over the run ({res.elapsed_s:.3g} s measured)"

@@ -200,6 +200,7 @@ class _Measured:
         return self._res.steadystate
 
     def _measures(self) -> dict[str, object]:
+        ss = {} if self.steadystate is None else {"steadystate": self.steadystate}
         return {
             "elapsed_s": self.elapsed_s,
             "iops": self.iops,
@@ -209,6 +210,7 @@ class _Measured:
             "write": self.write.to_dict(),
             "trim_ios": self.trim_ios,
             "trim": self.trim.to_dict(),
+            **ss,
         }
 
 
