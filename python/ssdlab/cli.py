@@ -503,7 +503,7 @@ def workload(
     buffer_compress_percentage: Annotated[int, typer.Option(help="Compressible share of each buffer.")] = 0,
     interval: Annotated[str, typer.Option(help="Width of the per-interval series.")] = "100ms",
     steadystate: Annotated[
-        str, typer.Option(help="fio's steady-state criterion (iops, bw, lat, *_slope; :LIMIT, % of the mean).")
+        str, typer.Option(help="fio's steady-state criterion (iops, bw, lat, *_slope; :LIMIT, % of mean).")
     ] = "iops_slope:0.01%",
     steadystate_duration: Annotated[
         str, typer.Option(help="Window the criterion is judged over; the job stops once it holds (0 = off).")
