@@ -393,13 +393,15 @@ def _job(
         if avg:
             kwargs["interval"] = f"{avg}ms"
         else:
-            s = next(merged[f"write_{kind}_log"] for kind in ("bw", "iops", "lat") if kind in logs)
+            first = next(merged[f"write_{kind}_log"] for kind in logs)
             why = (
                 "logged once a bwavgtime window (500 ms), not per IO: the simulation keeps no per-IO "
                 "record; log_avg_msec=N sets the window"
             )
-            noted = Ignored(s.key, s.text or "", s.where, why, "approximated")
-            ignored.setdefault((s.key, s.text or "", s.where), noted)
+            text = first.text or ""
+            ignored.setdefault(
+                (first.key, text, first.where), Ignored(first.key, text, first.where, why, "approximated")
+            )
     try:
         workload = Workload(**kwargs)  # type: ignore[arg-type]
     except SsdlabError as e:

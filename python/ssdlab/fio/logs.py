@@ -67,12 +67,9 @@ def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, 
 
 def write_logs(run: FioRun, folder: Path) -> list[Path]:
     """Write the logs ``run``'s jobs asked for into ``folder``; the paths written, in order."""
-    number = {}
-    n = 0
-    for job in run.jobfile.jobs:  # fio numbers jobs in file order, each clone its own
-        for clone in range(job.numjobs):
-            n += 1
-            number[(id(job), clone)] = n
+    # fio numbers jobs from 1 in file order, each clone its own number
+    order = [(id(job), clone) for job in run.jobfile.jobs for clone in range(job.numjobs)]
+    number = {key: i + 1 for i, key in enumerate(order)}
     seen: dict[int, int] = {}
     files: dict[Path, list[str]] = {}
     for job, result in run.clones:

@@ -261,9 +261,13 @@ def _job_json(entry: FioEntry, group: list[FioEntry], plus: bool) -> dict[str, o
     return out
 
 
+def _window_mean(ss: dict[str, Any], key: str) -> int:
+    """The mean of a steady-state window's samples, whole as fio prints it."""
+    return int(sum(ss[key]) // max(len(ss[key]), 1))
+
+
 def _steadystate_json(ss: dict[str, Any]) -> dict[str, object]:
     """fio's ``steadystate`` block: the criterion, whether it was attained, and the window's samples."""
-    n = max(len(ss["iops"]), 1)
     return {
         "ss": ss["ss"],
         "duration": int(ss["duration_s"]),
@@ -272,10 +276,10 @@ def _steadystate_json(ss: dict[str, Any]) -> dict[str, object]:
         "max_deviation": ss["max_deviation"],
         "slope": ss["slope"],
         "data": {
-            "bw_mean": sum(ss["bw"]) // n,
-            "iops_mean": sum(ss["iops"]) // n,
+            "bw_mean": _window_mean(ss, "bw"),
+            "iops_mean": _window_mean(ss, "iops"),
             **(
-                {"lat_mean": sum(ss["lat_ns"]) // n, "lat_ns": ss["lat_ns"]}
+                {"lat_mean": _window_mean(ss, "lat_ns"), "lat_ns": ss["lat_ns"]}
                 if ss["ss"].startswith("lat")
                 else {}
             ),
@@ -287,13 +291,13 @@ def _steadystate_json(ss: dict[str, Any]) -> dict[str, object]:
 
 def _steadystate_line(ss: dict[str, Any]) -> str:
     """fio's ``steadystate  :`` line of a job's normal output."""
-    n = max(len(ss["iops"]), 1)
     metric = ss["ss"].split(":")[0]
     kind = metric.removesuffix("_slope")
     how = " slope" if metric.endswith("_slope") else " mean dev"
+    unit = "%" if ss["pct"] else ""
     return (
-        f"  steadystate  : attained={'yes' if ss['attained'] else 'no'}, bw={_bw(sum(ss['bw']) / n)}, "
-        f"iops={_short(sum(ss['iops']) // n)}, {kind}{how}={ss['criterion']:.3f}{'%' if ss['pct'] else ''}"
+        f"  steadystate  : attained={'yes' if ss['attained'] else 'no'}, bw={_bw(_window_mean(ss, 'bw'))}, "
+        f"iops={_short(_window_mean(ss, 'iops'))}, {kind}{how}={ss['criterion']:.3f}{unit}"
     )
 
 
