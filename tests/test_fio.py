@@ -534,3 +534,27 @@ def test_log_files_are_numbered_by_job_as_fio_numbers_them(tmp_path: Path) -> No
     times = [int(line.split(",")[0]) for line in (tmp_path / "s_iops.2.log").read_text().splitlines()]
     assert times[:2] == [500, 1000]
     assert len((tmp_path / "one_bw.log").read_text().splitlines()) == 4  # 4 windows of 250 ms, reads only
+
+
+def test_section_runs_only_the_job_sections_named_as_fio_does(tmp_path: Path) -> None:
+    (tmp_path / "levels.fio").write_text(
+        "[global]\nrw=randread\nsize=64m\nruntime=1\ntime_based\n"
+        "[light]\niodepth=1\n[moderate]\niodepth=4\n[heavy]\niodepth=32\n"
+    )
+    fio = real_fio(
+        "--ioengine=null",
+        "--output-format=json",
+        "levels.fio",
+        "--section=light",
+        "--section",
+        "heavy",
+        cwd=tmp_path,
+    )
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", "levels.fio", "--section=light", "--section",
+                      "heavy", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    names = [j["jobname"] for j in json.loads(done.stdout)["jobs"]]
+    assert names == [j["jobname"] for j in fio["jobs"]] == ["light", "heavy"]  # type: ignore[index]
+    bad = ssdlab_cli("fio", *SMALL, "--", "levels.fio", "--section=extreme", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "section: no job section 'extreme'; the job sections are light, moderate, heavy" in bad.stderr

@@ -258,10 +258,11 @@ def _sections(lines: list[tuple[str, str]]) -> list[_Section]:
     return sections
 
 
-def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Section]:
+def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> tuple[list[_Section], list[str]]:
     """fio's command-line form: options before the first ``--name`` are global, each ``--name`` starts a
-    job, anything not starting with ``--`` is a job file."""
+    job, anything not starting with ``--`` is a job file. Also the sections ``--section`` picks."""
     sections: list[_Section] = []
+    picked: list[str] = []
     cmd_global = _Section("global", "command line", [])
     current = cmd_global
     i = 0
@@ -278,6 +279,14 @@ def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Sect
             continue
         key, eq, value = arg[2:].partition("=")
         text: str | None = value if eq else None
+        if key == "section":  # fio's --section=NAME: run only the job sections named
+            if not eq and i + 1 < len(args) and not args[i + 1].startswith("--"):
+                value, i = args[i + 1], i + 1
+            if not value:
+                raise JobFileError("command line", "section", "needs a job section's name (--section=NAME)")
+            picked.append(value)
+            i += 1
+            continue
         # `--name a` as well as `--name=a`, for options that take a value.
         option = OPTIONS.get(key)
         if (
@@ -307,7 +316,20 @@ def _cmdline_sections(args: Sequence[str], env: Mapping[str, str]) -> list[_Sect
             key,
             "options after a job file apply to the jobs that follow it, and none do: give them first",
         )
-    return [cmd_global, *sections] if cmd_global.items else sections
+    return ([cmd_global, *sections] if cmd_global.items else sections), picked
+
+
+def _pick(sections: list[_Section], picked: list[str]) -> list[_Section]:
+    """The ``[global]`` sections and the job sections ``--section`` named (all of them without it)."""
+    if not picked:
+        return sections
+    names = [s.name for s in sections if s.name != "global"]
+    missing = [p for p in picked if p not in names]
+    if missing:
+        raise JobFileError(
+            "command line", "section", f"no job section {missing[0]!r}; the job sections are {', '.join(names)}"
+        )
+    return [s for s in sections if s.name == "global" or s.name in picked]
 
 
 # Resolving sections into jobs.
@@ -501,7 +523,10 @@ def load_jobs(args: Sequence[str], env: Mapping[str, str] | None = None) -> JobF
     ...                 "--name=b", "--rw=randwrite"])
     >>> [(j.name, j.workload.rw, j.workload.iodepth, j.workload.bs) for j in jf.jobs]
     [('a', 'randread', 32, 4096), ('b', 'randwrite', 1, 4096)]
+    >>> [j.name for j in load_jobs(["--size=1g", "--name=a", "--name=b", "--section=b"]).jobs]
+    ['b']
     """
     if not args:
         raise JobFileError("command line", "", "give a job file or fio options (--name=job --rw=...)")
-    return _resolve(_cmdline_sections(args, os.environ if env is None else env), " ".join(args))
+    sections, picked = _cmdline_sections(args, os.environ if env is None else env)
+    return _resolve(_pick(sections, picked), " ".join(args))
