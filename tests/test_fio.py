@@ -550,8 +550,8 @@ def test_section_runs_only_the_job_sections_named_as_fio_does(tmp_path: Path) ->
         "heavy",
         cwd=tmp_path,
     )
-    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", "levels.fio", "--section=light", "--section",
-                      "heavy", cwd=tmp_path)  # fmt: skip
+    picks = ["levels.fio", "--section=light", "--section", "heavy"]
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *picks, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     names = [j["jobname"] for j in json.loads(done.stdout)["jobs"]]
     assert names == [j["jobname"] for j in fio["jobs"]] == ["light", "heavy"]  # type: ignore[index]

@@ -326,9 +326,8 @@ def _pick(sections: list[_Section], picked: list[str]) -> list[_Section]:
     names = [s.name for s in sections if s.name != "global"]
     missing = [p for p in picked if p not in names]
     if missing:
-        raise JobFileError(
-            "command line", "section", f"no job section {missing[0]!r}; the job sections are {', '.join(names)}"
-        )
+        sections_are = f"the job sections are {', '.join(names)}"
+        raise JobFileError("command line", "section", f"no job section {missing[0]!r}; {sections_are}")
     return [s for s in sections if s.name == "global" or s.name in picked]
 
 
