@@ -558,3 +558,16 @@ def test_section_runs_only_the_job_sections_named_as_fio_does(tmp_path: Path) ->
     bad = ssdlab_cli("fio", *SMALL, "--", "levels.fio", "--section=extreme", cwd=tmp_path)
     assert bad.returncode == 2
     assert "section: no job section 'extreme'; the job sections are light, moderate, heavy" in bad.stderr
+
+
+def test_exitall_ends_the_run_when_one_job_finishes_as_real_fio_does(tmp_path: Path) -> None:
+    (tmp_path / "bg.fio").write_text(
+        "[global]\nexitall\n[reader]\nrw=randread\nsize=64m\n"
+        "[writer]\nrw=randwrite\noffset=1g\nsize=1g\nrate_iops=1000\nruntime=10\ntime_based\n"
+    )
+    fio = real_fio("--ioengine=null", "--output-format=json", "bg.fio", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "bg.fio", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for doc in (fio, json.loads(done.stdout)):
+        writer = doc["jobs"][1]  # type: ignore[index]
+        assert writer["jobname"] == "writer" and writer["job_runtime"] < 2_000  # not the 10 s it asked for

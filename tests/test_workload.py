@@ -45,6 +45,7 @@ def test_defaults_are_fio_like() -> None:
         "steadystate_ramp_time_ns": 0,
         "steadystate_check_interval_ns": 1_000_000_000,
         "steadystate_group": False,
+        "exitall": False,
     }
 
 

@@ -121,6 +121,8 @@ class Workload:
     steadystate_group : bool
         Judge the run's jobs together (fio's ``group_reporting``), not each on its own (the ``numjobs``
         clones of one workload are always judged together).
+    exitall : bool
+        When one of this workload's jobs finishes, every job of the run stops issuing (fio's ``exitall``).
 
     Examples
     --------
@@ -172,6 +174,7 @@ class Workload:
     steadystate_ramp_time: str | int | float = 0
     steadystate_check_interval: str | int | float = "1s"
     steadystate_group: bool = False
+    exitall: bool = False
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -245,6 +248,7 @@ class Workload:
                 self.steadystate_check_interval, "steadystate_check_interval"
             ),
             "steadystate_group": self.steadystate_group,
+            "exitall": self.exitall,
         }
 
     def to_dict(self) -> dict[str, object]:

@@ -236,6 +236,14 @@ fn steady_trackers(specs: &[Workload], t0: Ns) -> (Vec<SteadyTracker>, Vec<Optio
     (trackers, of)
 }
 
+/// fio's `exitall`: once a job of a workload that has it finishes (nothing more to issue, nothing in
+/// flight), every job of the run stops issuing at `t`.
+fn exit_all_if_finished(rj: &RunningJob, w: &Workload, t: Ns, stops: &mut [Ns]) {
+    if w.exitall && rj.job.done && rj.job.outstanding == 0 {
+        stops.iter_mut().for_each(|s| *s = (*s).min(t));
+    }
+}
+
 /// Steady-state tracker `k`'s check at `t`: once attained, the specs it covers issue nothing more (IOs in
 /// flight complete); until then the next check is booked while a covered job still runs.
 fn steady_check(
@@ -738,6 +746,7 @@ impl Drive {
                 let rj = &mut jobs[job as usize];
                 rj.job.issue_pending = false;
                 moved += self.issue(rj, job, &specs[rj.spec], stops[rj.spec], &mut wakeups)?;
+                exit_all_if_finished(rj, &specs[rj.spec], t, &mut stops);
                 continue;
             }
             while let Some(c) = self.poll() {
@@ -763,9 +772,10 @@ impl Drive {
                     } else {
                         wakeups.push(wake, Event::Issue { job });
                     }
-                    continue;
+                } else {
+                    moved += self.issue(rj, job, w, stops[rj.spec], &mut wakeups)?;
                 }
-                moved += self.issue(rj, job, w, stops[rj.spec], &mut wakeups)?;
+                exit_all_if_finished(rj, w, t, &mut stops);
             }
         }
         progress(1.0);

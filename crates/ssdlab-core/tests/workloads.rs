@@ -249,3 +249,34 @@ fn a_steady_job_stops_when_its_window_holds_still_as_fios_steadystate() {
     let r = run(&mut d, Workload { steadystate_duration_ns: 0, ..steady("iops:5%") });
     assert!(r.stats.steadystate.is_none() && r.stats.elapsed_ns() > 19 * SEC);
 }
+
+#[test]
+fn exitall_stops_every_job_when_one_finishes_as_fio() {
+    // a reader of 64 MiB beside a writer that would go on for 10 s: with exitall on the reader, the run
+    // ends when the reader does
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    let reader = |exitall| Workload {
+        rw: Rw::RandRead,
+        iodepth: 8,
+        size: 1 << 30,
+        io_size: 64 << 20,
+        exitall,
+        ..Workload::default()
+    };
+    let writer = Workload {
+        rw: Rw::RandWrite,
+        offset: 2 << 30,
+        size: 1 << 30,
+        rate_iops: 1000,
+        runtime_ns: 10 * SEC,
+        time_based: true,
+        ..Workload::default()
+    };
+    let with = d.clone().run_jobs(&[reader(true), writer.clone()], &mut |_| true).unwrap();
+    let without = d.run_jobs(&[reader(false), writer], &mut |_| true).unwrap();
+    assert_eq!(with.jobs[0].read.bytes, 64 << 20);
+    let (a, b) = (with.stats.elapsed_ns(), without.stats.elapsed_ns());
+    assert!(a < SEC && b > 9 * SEC, "with exitall {a} ns, without {b} ns");
+    assert!(with.jobs[1].write.ios < without.jobs[1].write.ios / 10);
+}

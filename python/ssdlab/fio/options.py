@@ -377,6 +377,7 @@ _TABLE: tuple[Option, ...] = (
     _workload("buffer_compress_percentage", _whole, "0..100"),
     _workload("randseed", _whole, "whole number", "seed", field="seed"),
     _workload("bwavgtime", _time("ms"), "time, milliseconds by default (500)", field="interval"),
+    _workload("exitall", bool_option, "flag: when this job finishes, every job stops"),
     _workload("steadystate", _text, "iops, iops_slope, bw, bw_slope, lat or lat_slope, :LIMIT[%]", "ss"),
     _workload("steadystate_duration", _time("s"), "time, seconds by default (0: no check)", "ss_dur"),
     _workload("steadystate_ramp_time", _time("s"), "time, seconds by default", "ss_ramp"),

@@ -220,6 +220,8 @@ pub struct Workload {
     pub steadystate_check_interval_ns: Ns,
     /// Judge every job of the run together (fio's `group_reporting`), not each job on its own.
     pub steadystate_group: bool,
+    /// When one of this workload's jobs finishes, every job of the run stops issuing (fio's `exitall`).
+    pub exitall: bool,
 }
 
 impl Default for Workload {
@@ -261,6 +263,7 @@ impl Default for Workload {
             steadystate_ramp_time_ns: 0,
             steadystate_check_interval_ns: 1_000_000_000,
             steadystate_group: false,
+            exitall: false,
         }
     }
 }
@@ -498,6 +501,7 @@ impl Workload {
         "steadystate_ramp_time_ns",
         "steadystate_check_interval_ns",
         "steadystate_group",
+        "exitall",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -550,9 +554,10 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" | "sync" | "steadystate_group" => match value {
+            "time_based" | "sync" | "steadystate_group" | "exitall" => match value {
                 FieldValue::Bool(b) if key == "sync" => self.sync = b,
                 FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
+                FieldValue::Bool(b) if key == "exitall" => self.exitall = b,
                 FieldValue::Bool(b) => self.time_based = b,
                 other => return Err(WorkloadError::new(key, "must be true or false", other)),
             },
