@@ -200,7 +200,8 @@ class _Measured:
         return self._res.steadystate
 
     def _measures(self) -> dict[str, object]:
-        ss = {} if self.steadystate is None else {"steadystate": self.steadystate}
+        steadystate = self.steadystate
+        ss = {} if steadystate is None else {"steadystate": steadystate}
         return {
             "elapsed_s": self.elapsed_s,
             "iops": self.iops,

@@ -9,10 +9,9 @@
 //!   (as a percentage of the mean with `%`), compared by its size;
 //! - recording begins one check interval after `ss_ramp` has passed (at once without a ramp).
 
-use std::collections::VecDeque;
 use std::fmt;
 
-use crate::engine::Ns;
+use crate::engine::{Ns, NS_PER_S};
 use crate::host::WorkloadError;
 
 /// What a steady-state sample measures.
@@ -130,9 +129,8 @@ pub struct SteadyTracker {
     start: Ns,
     /// Recording starts at the first check at or after this time.
     record_from: Ns,
-    /// Samples the window holds.
+    /// Samples the window holds (they are kept in the report, oldest first).
     window: usize,
-    samples: VecDeque<(u64, u64, u64)>,
     // What the covered jobs completed since the last check.
     ios: u64,
     bytes: u64,
@@ -153,7 +151,6 @@ impl SteadyTracker {
             start,
             record_from,
             window,
-            samples: VecDeque::with_capacity(window),
             ios: 0,
             bytes: 0,
             lat_sum_ns: 0,
@@ -196,20 +193,17 @@ impl SteadyTracker {
         if now < self.record_from {
             return false;
         }
-        let per_s = |n: u64| (u128::from(n) * 1_000_000_000 / u128::from(self.interval_ns.max(1))) as u64;
+        let per_s =
+            |n: u64| (u128::from(n) * u128::from(NS_PER_S) / u128::from(self.interval_ns.max(1))) as u64;
         let lat = if ios == 0 { 0 } else { (lat_sum / u128::from(ios)) as u64 };
-        if self.samples.len() == self.window {
-            self.samples.pop_front();
-        }
-        self.samples.push_back((per_s(ios), per_s(bytes), lat));
         let r = &mut self.report;
-        (r.iops, r.bw, r.lat_ns) = self.samples.iter().fold((vec![], vec![], vec![]), |mut v, s| {
-            v.0.push(s.0);
-            v.1.push(s.1);
-            v.2.push(s.2);
-            v
-        });
-        if self.samples.len() < self.window {
+        for (column, sample) in [(&mut r.iops, per_s(ios)), (&mut r.bw, per_s(bytes)), (&mut r.lat_ns, lat)] {
+            if column.len() == self.window {
+                column.remove(0);
+            }
+            column.push(sample);
+        }
+        if r.iops.len() < self.window {
             return false;
         }
         let ys: Vec<f64> = match self.criterion.metric {
@@ -248,7 +242,7 @@ impl SteadyTracker {
 mod tests {
     use super::*;
 
-    const S: Ns = 1_000_000_000;
+    const S: Ns = NS_PER_S;
 
     fn feed(t: &mut SteadyTracker, ios: u64) {
         for _ in 0..ios {

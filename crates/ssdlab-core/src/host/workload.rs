@@ -3,7 +3,7 @@
 use super::command::SECTOR_BYTES;
 use super::offsets::{BlockSizes, Distribution};
 use super::steadystate::SsCriterion;
-use crate::engine::{Ns, NS_PER_US};
+use crate::engine::{Ns, NS_PER_S, NS_PER_US};
 use std::fmt;
 use std::str::FromStr;
 
@@ -261,7 +261,7 @@ impl Default for Workload {
             steadystate: SsCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_time_ns: 0,
-            steadystate_check_interval_ns: 1_000_000_000,
+            steadystate_check_interval_ns: NS_PER_S,
             steadystate_group: false,
             exitall: false,
         }
@@ -436,7 +436,8 @@ impl Workload {
                 _ => (0, 100),
             };
             let bytes = u128::from(self.io_limit(capacity));
-            let time = |n: u128, r: u64| if r == 0 { 0 } else { n * 1_000_000_000 / u128::from(r) / 100 };
+            let time =
+                |n: u128, r: u64| if r == 0 { 0 } else { n * u128::from(NS_PER_S) / u128::from(r) / 100 };
             let (write_iops, write_bps) = self.write_rates();
             let paced = time(ios_per_job * reads, self.rate_iops).max(time(ios_per_job * writes, write_iops));
             let paced_bytes = time(bytes * reads, self.rate_bps).max(time(bytes * writes, write_bps));
