@@ -3,6 +3,7 @@ writes to disks must have."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -15,9 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import ssdlab
-from ssdlab import WorkloadError
+from ssdlab import Workload, WorkloadError
+from ssdlab.fio.jobfile import load_jobs
 from ssdlab.suites import run_cdm
-from ssdlab.target import Target, _Latency, fio_args
+from ssdlab.target import TARGET_MARK, Target, _Latency, fio_args
 
 SSDLAB = Path(sys.executable).parent / "ssdlab"
 SHORT = ["--suite", "cdm", "--test-size", "16m", "--runs", "1", "--duration", "200ms", "--interval", "0s"]
@@ -201,6 +203,106 @@ def test_workload_fields_become_fio_options() -> None:
         ssdlab.Workload(rw="read", offset="1m"), "j", "/f", 8 << 20, direct=True, ioengine="io_uring"
     )
     assert "--size=7340032" in whole
+
+
+#: A workload with every field away from its default (fio's form of each is checked below).
+EVERY_FIELD = Workload(
+    rw="randrw", bs="8k", bs_write="16k", iodepth=4, numjobs=2, offset="1m", size="64m", io_size="32m",
+    runtime="3s", time_based=True, ramp_time="1s", rwmixread=70, rate_iops=500, rate_iops_write=200,
+    thinktime="20us", thinktime_blocks=4, buffer_compress_percentage=46, seed=7, interval="250ms",
+    bssplit="4k/50:64k/50", bsrange="4k-16k", blockalign="8k", random_distribution="zipf:1.2",
+    percentage_random=80, offset_increment="2m", startdelay="1s", rate="4m", rate_write="1m", fsync=8,
+    sync=True, loops=2, steadystate="iops:5%", steadystate_duration="10s", steadystate_ramp_time="2s",
+    steadystate_check_interval="2s", steadystate_group=True, exitall=True,
+)  # fmt: skip
+
+
+def test_every_workload_field_reaches_fio_and_reads_back_the_same() -> None:
+    """What fio_args writes, ssdlab's own fio parser reads back as the same workload: a field added to
+    Workload without a fio form fails here (the first assert makes the example set it)."""
+    want = EVERY_FIELD.to_native()
+    default = Workload().to_native()
+    unset = {k for k in default if want.get(k) == default[k]}
+    assert unset == {"seq_skip"}, "set every field in EVERY_FIELD"  # seq_skip: sequential rw, below
+    (job,) = load_jobs(fio_args(EVERY_FIELD, "j", "/f", 1 << 30, direct=True, ioengine="libaio")).jobs
+    got = job.workload.to_native() | {"numjobs": job.numjobs}
+    # interval is the width of the series: the target passes it as log_avg_msec, not as a job option
+    assert {k: v for k, v in got.items() if k != "interval_ns"} == {
+        k: v for k, v in want.items() if k != "interval_ns"
+    }
+    # and the same seq_skip through rw=read:N
+    w = Workload(rw="write", seq_skip="8k", size="1m")
+    (job,) = load_jobs(fio_args(w, "j", "/f", 1 << 30, direct=True, ioengine="libaio")).jobs
+    assert job.workload.to_native() == w.to_native() | {
+        "interval_ns": job.workload.to_native()["interval_ns"]
+    }
+
+
+def test_real_fio_accepts_every_option_fio_args_writes() -> None:
+    # fio 3.33 (Debian 12) has no ss_interval (fio >= 3.35): the check interval stays at fio's 1 s here
+    w = dataclasses.replace(EVERY_FIELD, steadystate_check_interval="1s")
+    args = fio_args(w, "j", "/dev/null", 1 << 30, direct=False, ioengine="null")
+    assert not any(a.startswith("--steadystate_check_interval") for a in args)
+    out = subprocess.run(["fio", "--parse-only", *args], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+def test_steady_state_stops_a_real_target_and_is_reported(tmp_path: Path) -> None:
+    w = Workload(
+        rw="randread", size="8m", rate_iops=500, runtime="20s", time_based=True,
+        steadystate="iops:10%", steadystate_duration="2s", steadystate_ramp_time="1s",
+    )  # fmt: skip
+    with Target.open(tmp_path / "t.img", size="16m") as t:
+        res = t.run(w)
+    ss = res.steadystate
+    assert ss is not None and ss["attained"] and ss["ss"].startswith("iops:10")
+    assert res.elapsed_s < 10, "fio stopped the job at steady state, well before its 20 s runtime"
+    assert len(ss["iops"]) == 2 and all(400 <= v <= 600 for v in ss["iops"]), ss
+    assert res.to_dict()["steadystate"] == ss
+
+
+def test_a_real_targets_result_answers_everything_a_twins_does(tmp_path: Path) -> None:
+    """Result reads its native result's members; a target's stand-in lacked ``trim_bytes`` and
+    ``steadystate``, so ``Result.to_dict()`` failed on a real target."""
+    members = {m for m in dir(ssdlab._core.NativeResult) if not m.startswith("_")}
+    with Target.open(tmp_path / "t.img", size="16m") as t:
+        res = t.run(Workload(rw="randrw", size="8m", io_size="1m"))
+    assert {m for m in members if not hasattr(res._res, m)} == set()
+    d = res.to_dict()
+    assert d["read"]["ios"] + d["write"]["ios"] == 256 and d["trim_ios"] == 0
+
+
+def test_a_group_steady_state_runs_alone_on_a_target(tmp_path: Path) -> None:
+    w = Workload(rw="randread", size="8m", steadystate_duration="2s", steadystate_group=True)
+    with Target.open(tmp_path / "t.img", size="16m") as t, pytest.raises(WorkloadError) as e:
+        t.run([w, w])
+    assert e.value.field == "steadystate_group"
+
+
+def test_a_percentile_never_exceeds_the_maximum() -> None:
+    # fio reports a percentile as its histogram bucket's value, which can lie past the largest latency seen
+    lat = _Latency(10, 5_000.0, 4_000.0, 9_000.0, 1_000.0, [(50.0, 5_000.0), (99.9, 9_216.0)])
+    assert lat.percentile_ns(99.9) == 9_000.0 and lat.percentile_ns(99.99) == 9_000.0
+    assert lat.percentile_ns(50) == 5_000.0
+
+
+def test_the_workload_command_runs_on_a_target_with_steady_state(tmp_path: Path) -> None:
+    args = ["workload", "--target", "t.img", "--target-size", "16m", "--size", "8m", "--rate-iops", "500"]
+    ss = ["--runtime", "20s", "--time-based", "--steadystate", "iops:10%", "--steadystate-duration", "2s"]
+    out = cli(*args, *ss, "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["steadystate"]["attained"] and doc["elapsed_s"] < 10
+    assert doc["config_toml"].startswith(TARGET_MARK)
+    assert "warning" not in out.stderr, "no unmapped-read warning from a counter fio cannot see"
+    assert os.listdir(tmp_path) == [], "the file it made is removed"
+    # simulated-drive options are refused beside --target, and --target's own without it
+    bad = cli(*args, "--preset", "bg4-1tb", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --preset: a real --target"), bad.stderr
+    bad = cli("workload", "--keep", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --keep: applies only with --target"), (
+        bad.stderr
+    )
 
 
 def test_merged_latency_is_the_mixture_of_the_parts() -> None:

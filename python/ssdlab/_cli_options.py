@@ -10,10 +10,23 @@ from typing import Annotated
 import typer
 
 from ssdlab.drive import Drive
-from ssdlab.errors import ConfigError
+from ssdlab.errors import ConfigError, workload_error
 from ssdlab.presets import DEFAULT_PRESET
+from ssdlab.target import Target
 
-__all__ = ["DriveOpt", "JsonOpt", "PresetOpt", "ScaleOpt", "SetOpt", "open_drive"]
+__all__ = [
+    "DestroyDataOpt",
+    "DriveOpt",
+    "JsonOpt",
+    "KeepOpt",
+    "PresetOpt",
+    "ScaleOpt",
+    "SetOpt",
+    "TargetOpt",
+    "TargetSizeOpt",
+    "open_drive",
+    "open_drive_or_target",
+]
 
 PresetOpt = Annotated[
     str | None, typer.Option("--preset", "-p", help=f"Built-in drive preset (default {DEFAULT_PRESET}).")
@@ -39,6 +52,26 @@ ScaleOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+TargetOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--target",
+        help="Run on a real file or block device through real fio instead of a twin (same definitions, "
+        "same result shape). A new file is created and removed afterwards.",
+    ),
+]
+TargetSizeOpt = Annotated[
+    str | None, typer.Option("--target-size", help="--target: size of a new file (default 1g).")
+]
+DestroyDataOpt = Annotated[
+    bool,
+    typer.Option(
+        "--destroy-data",
+        help="--target: allow overwriting an existing file, or a block device that holds a partition table "
+        "or filesystem or is mounted.",
+    ),
+]
+KeepOpt = Annotated[bool, typer.Option("--keep", help="--target: keep the file this run created.")]
 
 #: :meth:`Drive.open`'s argument names as the options that give them.
 _OPTION = {"drive_file": "--drive", "capacity_gb": "--scale-capacity-gb"}
@@ -73,3 +106,47 @@ def open_drive(
             for p in e.errors()
         ]
         raise ConfigError(named) from None
+
+
+def open_drive_or_target(
+    preset: str | None,
+    drive_file: Path | None,
+    overrides: list[str] | None,
+    capacity_gb: float | None,
+    target: Path | None,
+    target_size: str | None,
+    destroy_data: bool,
+    keep: bool,
+) -> Drive | Target:
+    """The twin the drive options give, or with ``target`` the real file or device (through fio); an option
+    of the other kind is refused, named as typed.
+
+    Examples
+    --------
+    >>> from ssdlab.errors import WorkloadError
+    >>> try:
+    ...     open_drive_or_target("bg4-1tb", None, None, None, Path("/tmp/x.img"), None, False, False)
+    ... except WorkloadError as e:
+    ...     print(e.errors()[0].path, "|", e.errors()[0].message)
+    --preset | a real --target is not a simulated drive; drop this option
+    """
+    given: object
+    if target is None:
+        for name, given in (
+            ("--target-size", target_size),
+            ("--destroy-data", destroy_data),
+            ("--keep", keep),
+        ):
+            if given:
+                raise workload_error(name, "applies only with --target PATH", given)
+        return open_drive(preset, drive_file, overrides, capacity_gb)
+    simulated: tuple[tuple[str, object], ...] = (
+        ("--preset", preset),
+        ("--drive", drive_file),
+        ("--set", overrides),
+        ("--scale-capacity-gb", capacity_gb),
+    )
+    for name, given in simulated:
+        if given:
+            raise workload_error(name, "a real --target is not a simulated drive; drop this option", given)
+    return Target.open(target, target_size, destroy_data=destroy_data, keep=keep)

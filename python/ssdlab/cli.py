@@ -39,9 +39,20 @@ from rich.table import Table
 from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
 from ssdlab import calibrate as cal
-from ssdlab._cli_options import DriveOpt, JsonOpt, PresetOpt, ScaleOpt, SetOpt, open_drive
+from ssdlab._cli_options import (
+    DestroyDataOpt,
+    DriveOpt,
+    JsonOpt,
+    KeepOpt,
+    PresetOpt,
+    ScaleOpt,
+    SetOpt,
+    TargetOpt,
+    TargetSizeOpt,
+    open_drive,
+    open_drive_or_target,
+)
 from ssdlab._core import version
-from ssdlab.drive import Drive
 from ssdlab.errors import (
     ConfigError,
     InputError,
@@ -209,24 +220,10 @@ def run(
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
     plot: Annotated[Path | None, typer.Option(help="fill: also draw the curve as a PNG.")] = None,
-    target: Annotated[
-        Path | None,
-        typer.Option(
-            help="Run the suite on a real file or block device through real fio instead of a twin "
-            "(same suite definitions, same result shape). A new file is created and removed afterwards."
-        ),
-    ] = None,
-    target_size: Annotated[
-        str | None, typer.Option(help="--target: size of a new file (default 1g).")
-    ] = None,
-    destroy_data: Annotated[
-        bool,
-        typer.Option(
-            help="--target: allow overwriting an existing file, or a block device that holds a partition "
-            "table or filesystem or is mounted."
-        ),
-    ] = False,
-    keep: Annotated[bool, typer.Option(help="--target: keep the file this run created.")] = False,
+    target: TargetOpt = None,
+    target_size: TargetSizeOpt = None,
+    destroy_data: DestroyDataOpt = False,
+    keep: KeepOpt = False,
 ) -> None:
     """Run a benchmark suite (CrystalDiskMark, whole-drive fill, SNIA PTS IOPS steady state, the Starblaze
     database mix) and print its results, the published figures beside them where there are any, and the
@@ -244,33 +241,13 @@ def run(
         if s.plot_check is not None:
             s.plot_check()
         output_file(plot, "--plot")
-    if target is None:
-        only: tuple[tuple[str, object], ...] = (
-            ("--target-size", target_size),
-            ("--destroy-data", destroy_data),
-            ("--keep", keep),
+    if target is not None and s.simulated_only is not None:
+        raise workload_error(
+            "--target", f"suite {suite} {s.simulated_only}; run it on a preset or --drive", target
         )
-        for name, given in only:
-            if given:
-                raise workload_error(name, "applies only with --target PATH", given)
-        drive: Drive | Target = open_drive(preset, drive_file, set_, scale_capacity_gb)
-    else:
-        if s.simulated_only is not None:
-            raise workload_error(
-                "--target", f"suite {suite} {s.simulated_only}; run it on a preset or --drive", target
-            )
-        simulated: tuple[tuple[str, object], ...] = (
-            ("--preset", preset),
-            ("--drive", drive_file),
-            ("--set", set_),
-            ("--scale-capacity-gb", scale_capacity_gb),
-        )
-        for name, given in simulated:
-            if given:
-                raise workload_error(
-                    name, "a real --target is not a simulated drive; drop this option", given
-                )
-        drive = Target.open(target, target_size, destroy_data=destroy_data, keep=keep)
+    drive = open_drive_or_target(
+        preset, drive_file, set_, scale_capacity_gb, target, target_size, destroy_data, keep
+    )
     try:
         output_folder(out, "--out")  # before the run (it may take minutes), after the input is known good
     except (WorkloadError, ConfigError):
@@ -517,8 +494,15 @@ def workload(
     ] = False,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
+    target: TargetOpt = None,
+    target_size: TargetSizeOpt = None,
+    destroy_data: DestroyDataOpt = False,
+    keep: KeepOpt = False,
 ) -> None:
-    """Run one fio-style workload and print IOPS, MB/s, latency percentiles and the drive's counters."""
+    """Run one fio-style workload and print IOPS, MB/s, latency percentiles and the drive's counters.
+
+    With --target PATH the same workload runs on a real file or block device through fio, to stand beside
+    the twin's figures."""
     w = Workload(
         rw=rw,
         bs=bs,
@@ -540,12 +524,18 @@ def workload(
         steadystate_duration=steadystate_duration,
         steadystate_ramp_time=steadystate_ramp_time,
     )
-    drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
-    with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
-        if prefill:
-            fill = prefill_workload(w)
-            drive.run(fill, scaled(progress, 0.0, 1.0, f"prefill on {drive.name}"))
-        res = drive.run(w, scaled(progress, 0.0, 1.0, f"{w.rw} on {drive.name}"))
+    drive = open_drive_or_target(
+        preset, drive_file, set_, scale_capacity_gb, target, target_size, destroy_data, keep
+    )
+    try:
+        with _progress(not json_, f"{w.rw} on {drive.name}") as progress:
+            if prefill:
+                fill = prefill_workload(w)
+                drive.run(fill, scaled(progress, 0.0, 1.0, f"prefill on {drive.name}"))
+            res = drive.run(w, scaled(progress, 0.0, 1.0, f"{w.rw} on {drive.name}"))
+    finally:
+        if isinstance(drive, Target):
+            drive.close()
     warning = unmapped_read_warning(res)
     if warning:
         stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
@@ -767,7 +757,7 @@ def unmapped_read_warning(res: Result) -> str | None:
     # both counted over the whole run, in 4 KiB pages
     pages = res.counters.get("host_read_bytes", 0.0) / 4096
     unmapped = res.counters.get("unmapped_reads", 0.0)
-    if pages == 0 or unmapped <= pages / 2:
+    if pages == 0 or not unmapped > pages / 2:  # a real target's counter is NaN: no warning
         return None
     return (
         f"{unmapped / pages:.0%} of the reads found no data (never written or trimmed): they cost no NAND "

@@ -82,6 +82,38 @@ def _ioengine() -> str:
     return "io_uring" if probe.returncode == 0 else "libaio"
 
 
+#: Workload fields (native keys) that fio_args passes as fio options when not at their defaults.
+_FIO_OPTIONS = (
+    ("io_size", "io_size"),
+    ("runtime_ns", "runtime"),
+    ("time_based", "time_based"),
+    ("ramp_time_ns", "ramp_time"),
+    ("thinktime_ns", "thinktime"),
+    ("thinktime_blocks", "thinktime_blocks"),
+    ("buffer_compress_percentage", "buffer_compress_percentage"),
+    ("bssplit", "bssplit"),
+    ("bsrange", "bsrange"),
+    ("blockalign", "blockalign"),
+    ("random_distribution", "random_distribution"),
+    ("percentage_random", "percentage_random"),
+    ("offset_increment", "offset_increment"),
+    ("startdelay_ns", "startdelay"),
+    ("fsync", "fsync"),
+    ("sync", "sync"),
+    ("loops", "loops"),
+    ("exitall", "exitall"),
+    ("steadystate_group", "group_reporting"),  # fio judges a reporting group's steady state as one
+)
+#: Steady state reaches fio only with its duration set (fio checks nothing without ss_dur).
+_FIO_STEADYSTATE = (
+    ("steadystate", "steadystate"),
+    ("steadystate_duration_ns", "steadystate_duration"),
+    ("steadystate_ramp_time_ns", "steadystate_ramp_time"),
+    ("steadystate_check_interval_ns", "steadystate_check_interval"),  # fio >= 3.35
+)
+_NATIVE_DEFAULTS = Workload().to_native()
+
+
 def fio_args(
     w: Workload, name: str, filename: str, capacity: int, *, direct: bool, ioengine: str
 ) -> list[str]:
@@ -97,13 +129,14 @@ def fio_args(
     """
     n = w.to_native()
     offset, size = int(n["offset"]), int(n["size"])
+    bs = f"{n['bs']},{n['bs_write']}" if int(n["bs_write"]) else f"{n['bs']}"
     args = [
         f"--name={name}",
         f"--filename={filename}",
         f"--ioengine={ioengine}",
         f"--direct={int(direct)}",
-        f"--rw={n['rw']}",
-        f"--bs={n['bs']}",
+        f"--rw={n['rw']}" + (f":{n['seq_skip']}" if int(n["seq_skip"]) else ""),
+        f"--bs={bs}",
         f"--iodepth={n['iodepth']}",
         f"--numjobs={n['numjobs']}",
         f"--offset={offset}",
@@ -112,14 +145,6 @@ def fio_args(
         f"--rwmixread={n['rwmixread']}",
         "--randrepeat=0",
     ]
-    if int(n["io_size"]):
-        args.append(f"--io_size={n['io_size']}")
-    if int(n["runtime_ns"]):
-        args.append(f"--runtime={int(n['runtime_ns']) // 1000}us")
-    if n["time_based"]:
-        args.append("--time_based")
-    if int(n["ramp_time_ns"]):
-        args.append(f"--ramp_time={int(n['ramp_time_ns']) // 1000}us")
     # fio caps each direction at a rate; a write rate of its own follows a comma (trims take it too)
     for key, option in (("rate_iops", "rate_iops"), ("rate_bps", "rate")):
         rate, write = int(n.get(key, 0)), n.get(f"{key}_write")
@@ -127,11 +152,20 @@ def fio_args(
             args.append(f"--{option}={rate or ''},{int(write) or ''},{int(write) or ''}")
         elif rate:
             args.append(f"--{option}={rate}")
-    if int(n["thinktime_ns"]):
-        args.append(f"--thinktime={int(n['thinktime_ns']) // 1000}us")
-    pct = int(n["buffer_compress_percentage"])
-    if pct:
-        args += [f"--buffer_compress_percentage={pct}", "--refill_buffers"]
+    # The rest only when not fio's default (times in microseconds, fio's finest unit for them).
+    steady = _FIO_STEADYSTATE if int(n["steadystate_duration_ns"]) else ()
+    for key, option in (*_FIO_OPTIONS, *steady):
+        value = n.get(key)
+        if value == _NATIVE_DEFAULTS.get(key) and key != "steadystate":
+            continue
+        if key.endswith("_ns"):
+            args.append(f"--{option}={int(value) // 1000}us")  # type: ignore[arg-type]
+        elif isinstance(value, bool):
+            args.append(f"--{option}={int(value)}")
+        else:
+            args.append(f"--{option}={value}")
+    if int(n["buffer_compress_percentage"]):
+        args.append("--refill_buffers")
     return args
 
 
@@ -210,7 +244,9 @@ class _Latency:
         if not self.count:
             return 0.0
         lo = (0.0, self.min_ns)
-        for q, v in [*self.points, (100.0, self.max_ns)]:
+        # fio gives a percentile as its histogram bucket's value, which may lie past the true maximum
+        points = [(q, min(v, self.max_ns)) for q, v in self.points]
+        for q, v in [*points, (100.0, self.max_ns)]:
             if p <= q:
                 share = (p - lo[0]) / (q - lo[0]) if q > lo[0] else 1.0
                 return lo[1] + (v - lo[1]) * share
@@ -240,6 +276,29 @@ class _FioRun:
     write_ios = property(lambda self: self._sum("write", "total_ios"))
     write_bytes = property(lambda self: self._sum("write", "io_bytes"))
     trim_ios = property(lambda self: self._sum("trim", "total_ios"))
+    trim_bytes = property(lambda self: self._sum("trim", "io_bytes"))
+    #: A real drive's power is not visible to fio.
+    max_power_w = math.nan
+
+    @property
+    def steadystate(self) -> dict[str, Any] | None:
+        """fio's ``steadystate`` block (of the first job that has one) in the form a twin's result has."""
+        block = next((e["steadystate"] for e in self.entries if "steadystate" in e), None)
+        if block is None:
+            return None
+        data, criterion = block.get("data", {}), str(block["criterion"])
+        return {
+            "ss": block["ss"],
+            "pct": criterion.endswith("%"),
+            "duration_s": float(block["duration"]),
+            "attained": bool(block["attained"]),
+            "criterion": float(criterion.rstrip("%")),
+            "max_deviation": float(block["max_deviation"]),
+            "slope": float(block["slope"]),
+            "iops": [int(v) for v in data.get("iops", [])],
+            "bw": [int(v) for v in data.get("bw", [])],
+            "lat_ns": [int(v) for v in data.get("lat_ns", [])],
+        }
 
     def latency(self, which: str) -> _Latency:
         dirs = ("read", "write") if which == "all" else (which,)
@@ -486,6 +545,14 @@ class Target:
                 raise workload_error(
                     "size", f"offset + size must fit the target ({self._capacity} bytes)", end
                 )
+        if len(specs) > 1 and any(w.steadystate_group for w in specs):
+            # fio's group_reporting would merge every spec of the run into one job entry
+            raise workload_error(
+                "steadystate_group",
+                "a group's steady state on a real target needs the workload run alone (fio reports a "
+                "group as one job)",
+                True,
+            )
         interval_ms = max(1, parse_time_ns(specs[0].interval, "interval") // 1_000_000)
         with tempfile.TemporaryDirectory(prefix="ssdlab-fio-") as tmp:
             log = f"{tmp}/j"
