@@ -311,8 +311,13 @@ def test_options_after_the_last_job_file_are_refused_not_dropped(tmp_path: Path)
             r"supported: blockalign, bs, .*iodepth, .*wait_for",
         ),
         ("random_distribution=zipf:1", r"random_distribution: zipf's exponent must not be 1"),
-        ("random_distribution=zoned:50/50:40/50", r"random_distribution: the zones' access and size"),
+        (
+            "random_distribution=zoned:50/50:40/50",
+            r"random_distribution: the zones' access percentages must add",
+        ),
         ("rw=randread:8", r"rw: 'randread:8': a random rw with :N"),
+        ("exit_what=bogus", r"exit_what: must be group, stonewall or all"),
+        ("number_ios=-1", r"number_ios: "),
         ("bssplit=4k/60:8k/60", r"bssplit: the percentages must add up to 100"),
         ("bssplit=4k/50,8k/100", r"bssplit: per-direction bssplit"),
         ("frobnicate=1", r"frobnicate: is not a fio option ssdlab knows; supported: blockalign, bs, "),
@@ -571,3 +576,63 @@ def test_exitall_ends_the_run_when_one_job_finishes_as_real_fio_does(tmp_path: P
     for doc in (fio, json.loads(done.stdout)):
         writer = doc["jobs"][1]  # type: ignore[index]
         assert writer["jobname"] == "writer" and writer["job_runtime"] < 2_000  # not the 10 s it asked for
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],  # 100 IOs
+        ["--loops=3"],  # 100 a pass
+        ["--rw=randrw", "--fsync=4"],  # reads and writes count, the flushes do not
+        ["--size=256k"],  # the size stops it first (64 IOs)
+    ],
+)
+def test_number_ios_stops_a_job_as_real_fio_does(tmp_path: Path, extra: list[str]) -> None:
+    job = ["--name=n", "--rw=randread", "--bs=4k", "--size=8m", "--number_ios=100", *extra]
+    fio = real_fio("--ioengine=null", *job, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    twin = json.loads(done.stdout)
+    count = [
+        (doc["jobs"][0]["read"]["total_ios"] + doc["jobs"][0]["write"]["total_ios"])  # type: ignore[index]
+        for doc in (fio, twin)
+    ]
+    assert count[0] == count[1] == {"--loops=3": 300, "--size=256k": 64}.get(extra[0] if extra else "", 100)
+
+
+EXIT_WHAT_JOB = """\
+[global]
+size=1m
+exitall
+exit_what={what}
+[a]
+rw=read
+number_ios=100
+thinktime=1000
+[b]
+new_group
+rw=read
+rate_iops=100
+runtime=3
+time_based
+[c]
+stonewall
+rw=read
+"""
+
+
+@pytest.mark.parametrize("what", ["group", "stonewall", "all"])
+def test_exit_what_picks_the_jobs_exitall_stops_as_real_fio_does(tmp_path: Path, what: str) -> None:
+    """a (100 IOs, ~0.1 s) finishes first. group: b, in its own reporting group, runs its 3 s; stonewall: b
+    stops with a; all: b stops and c, after the stonewall, never starts (reported with nothing done)."""
+    (tmp_path / "ew.fio").write_text(EXIT_WHAT_JOB.format(what=what))
+    fio = real_fio("--ioengine=null", "--output-format=json", "ew.fio", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "ew.fio", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    counts = [
+        {j["jobname"]: j["read"]["total_ios"] for j in doc["jobs"]} for doc in (fio, json.loads(done.stdout))
+    ]  # type: ignore[index, attr-defined]
+    want_b = 300 if what == "group" else 11  # 100 IOPS for 3 s, or for a's ~0.11 s
+    for got in counts:
+        assert got["a"] == 100 and got["c"] == (0 if what == "all" else 256), got
+        assert abs(got["b"] - want_b) <= 2, got

@@ -101,7 +101,9 @@ _FIO_OPTIONS = (
     ("fsync", "fsync"),
     ("sync", "sync"),
     ("loops", "loops"),
+    ("number_ios", "number_ios"),
     ("exitall", "exitall"),
+    ("exit_what", "exit_what"),
     ("steadystate_group", "group_reporting"),  # fio judges a reporting group's steady state as one
 )
 #: Steady state reaches fio only with its duration set (fio checks nothing without ss_dur).

@@ -109,6 +109,9 @@ class Workload:
         Writes with FUA (fio's ``sync=1``).
     loops : int
         Passes over the region when not ``time_based``.
+    number_ios : int
+        fio's ``number_ios``: each job stops after this many IOs a pass (flushes not counted) if its size
+        does not stop it first; ignored when ``time_based``, as in fio. 0 = no limit.
     steadystate : str
         fio's steady-state criterion, ``iops``, ``iops_slope``, ``bw``, ``bw_slope``, ``lat`` or ``lat_slope``
         then ``:LIMIT`` (``%``: of the window's mean); the job stops once it falls below the limit.
@@ -122,7 +125,14 @@ class Workload:
         Judge the run's jobs together (fio's ``group_reporting``), not each on its own (the ``numjobs``
         clones of one workload are always judged together).
     exitall : bool
-        When one of this workload's jobs finishes, every job of the run stops issuing (fio's ``exitall``).
+        When one of this workload's jobs finishes, the jobs ``exit_what`` names stop issuing (fio's
+        ``exitall``).
+    exit_what : str
+        Which jobs ``exitall`` stops (fio's ``exit_what``): ``group`` (those of the same ``exit_group``,
+        fio's reporting group), ``stonewall`` (every job running) or ``all`` (and, in a job file, every job
+        after a stonewall too).
+    exit_group : int
+        The group ``exit_what="group"`` stops together (the fio runner sets fio's reporting group).
 
     Examples
     --------
@@ -169,12 +179,15 @@ class Workload:
     fsync: int = 0
     sync: bool = False
     loops: int = 1
+    number_ios: int = 0
     steadystate: str = "iops_slope:0.01%"
     steadystate_duration: str | int | float = 0
     steadystate_ramp_time: str | int | float = 0
     steadystate_check_interval: str | int | float = "1s"
     steadystate_group: bool = False
     exitall: bool = False
+    exit_what: str = "group"
+    exit_group: int = 0
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -241,6 +254,7 @@ class Workload:
             "fsync": self.fsync,
             "sync": self.sync,
             "loops": self.loops,
+            "number_ios": self.number_ios,
             "steadystate": self.steadystate,
             "steadystate_duration_ns": parse_time_ns(self.steadystate_duration, "steadystate_duration"),
             "steadystate_ramp_time_ns": parse_time_ns(self.steadystate_ramp_time, "steadystate_ramp_time"),
@@ -249,6 +263,8 @@ class Workload:
             ),
             "steadystate_group": self.steadystate_group,
             "exitall": self.exitall,
+            "exit_what": self.exit_what,
+            "exit_group": self.exit_group,
         }
 
     def to_dict(self) -> dict[str, object]:

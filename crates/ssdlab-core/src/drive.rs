@@ -22,8 +22,8 @@ use crate::data::DataStore;
 use crate::engine::{Event, EventQueue, Ns, NS_PER_US};
 use crate::error::SimError;
 use crate::host::{
-    size_text, Command, Completion, DeviceQueue, Job, Op, Status, SteadyTracker, TraceError, TraceRecord,
-    Workload, WorkloadError, SECTOR_BYTES,
+    size_text, Command, Completion, DeviceQueue, ExitWhat, Job, Op, Status, SteadyTracker, TraceError,
+    TraceRecord, Workload, WorkloadError, SECTOR_BYTES,
 };
 use crate::power::{OpTotals, PowerMeter};
 use crate::stats::{Counters, DriveState, HostTotals, Latency, RunStats, UnknownCounter};
@@ -237,10 +237,15 @@ fn steady_trackers(specs: &[Workload], t0: Ns) -> (Vec<SteadyTracker>, Vec<Optio
 }
 
 /// fio's `exitall`: once a job of a workload that has it finishes (nothing more to issue, nothing in
-/// flight), every job of the run stops issuing at `t`.
-fn exit_all_if_finished(rj: &RunningJob, w: &Workload, t: Ns, stops: &mut [Ns]) {
+/// flight), the jobs its `exit_what` names (its group, or every job of the run) stop issuing at `t`.
+fn exit_all_if_finished(rj: &RunningJob, specs: &[Workload], t: Ns, stops: &mut [Ns]) {
+    let w = &specs[rj.spec];
     if w.exitall && rj.job.done && rj.job.outstanding == 0 {
-        stops.iter_mut().for_each(|s| *s = (*s).min(t));
+        for (s, other) in stops.iter_mut().zip(specs) {
+            if w.exit_what != ExitWhat::Group || other.exit_group == w.exit_group {
+                *s = (*s).min(t);
+            }
+        }
     }
 }
 
@@ -700,7 +705,11 @@ impl Drive {
         let last_stop = stops.iter().copied().max().unwrap_or(Ns::MAX);
         let total_bytes: u64 = specs
             .iter()
-            .map(|w| w.io_limit(cap).saturating_mul(u64::from(w.numjobs)))
+            .map(|w| {
+                w.io_limit(cap)
+                    .min(w.ios_limit().saturating_mul(w.max_bs()))
+                    .saturating_mul(u64::from(w.numjobs))
+            })
             .fold(0, u64::saturating_add);
         // Rate-limited and thinking jobs wake up at set times; completions free queue slots.
         let mut wakeups = EventQueue::default();
@@ -746,7 +755,7 @@ impl Drive {
                 let rj = &mut jobs[job as usize];
                 rj.job.issue_pending = false;
                 moved += self.issue(rj, job, &specs[rj.spec], stops[rj.spec], &mut wakeups)?;
-                exit_all_if_finished(rj, &specs[rj.spec], t, &mut stops);
+                exit_all_if_finished(rj, specs, t, &mut stops);
                 continue;
             }
             while let Some(c) = self.poll() {
@@ -775,7 +784,7 @@ impl Drive {
                 } else {
                     moved += self.issue(rj, job, w, stops[rj.spec], &mut wakeups)?;
                 }
-                exit_all_if_finished(rj, w, t, &mut stops);
+                exit_all_if_finished(rj, specs, t, &mut stops);
             }
         }
         progress(1.0);

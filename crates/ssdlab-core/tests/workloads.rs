@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use ssdlab_core::Counter as C;
-use ssdlab_core::{Rw, SimError, Workload};
+use ssdlab_core::{ExitWhat, Rw, SimError, Workload};
 
 #[test]
 fn a_job_stops_after_size_bytes_unless_time_based() {
@@ -251,9 +251,9 @@ fn a_steady_job_stops_when_its_window_holds_still_as_fios_steadystate() {
 }
 
 #[test]
-fn exitall_stops_every_job_when_one_finishes_as_fio() {
+fn exitall_stops_its_group_when_one_job_finishes_as_fio() {
     // a reader of 64 MiB beside a writer that would go on for 10 s: with exitall on the reader, the run
-    // ends when the reader does
+    // ends when the reader does (both in one group, fio's default exit_what)
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     fill(&mut d, 1 << 30);
     let reader = |exitall| Workload {
@@ -264,7 +264,26 @@ fn exitall_stops_every_job_when_one_finishes_as_fio() {
         exitall,
         ..Workload::default()
     };
-    let writer = Workload {
+    let writer = paced_writer();
+    let with = d.clone().run_jobs(&[reader(true), writer.clone()], &mut |_| true).unwrap();
+    let without = d.clone().run_jobs(&[reader(false), writer], &mut |_| true).unwrap();
+    assert_eq!(with.jobs[0].read.bytes, 64 << 20);
+    let (a, b) = (with.stats.elapsed_ns(), without.stats.elapsed_ns());
+    assert!(a < SEC && b > 9 * SEC, "with exitall {a} ns, without {b} ns");
+    assert!(with.jobs[1].write.ios < without.jobs[1].write.ios / 10);
+    // fio's exit_what: with the writer in another group (new_group) only "stonewall" or "all" stop it
+    let apart = Workload { exit_group: 1, ..paced_writer() };
+    for (what, stopped) in [(ExitWhat::Group, false), (ExitWhat::Stonewall, true), (ExitWhat::All, true)] {
+        let r =
+            d.clone().run_jobs(&[Workload { exit_what: what, ..reader(true) }, apart.clone()], &mut |_| true);
+        let ns = r.unwrap().stats.elapsed_ns();
+        assert_eq!(ns < SEC, stopped, "exit_what {what:?}: {ns} ns");
+    }
+}
+
+/// 1,000 random writes a second for 10 s.
+fn paced_writer() -> Workload {
+    Workload {
         rw: Rw::RandWrite,
         offset: 2 << 30,
         size: 1 << 30,
@@ -272,11 +291,5 @@ fn exitall_stops_every_job_when_one_finishes_as_fio() {
         runtime_ns: 10 * SEC,
         time_based: true,
         ..Workload::default()
-    };
-    let with = d.clone().run_jobs(&[reader(true), writer.clone()], &mut |_| true).unwrap();
-    let without = d.run_jobs(&[reader(false), writer], &mut |_| true).unwrap();
-    assert_eq!(with.jobs[0].read.bytes, 64 << 20);
-    let (a, b) = (with.stats.elapsed_ns(), without.stats.elapsed_ns());
-    assert!(a < SEC && b > 9 * SEC, "with exitall {a} ns, without {b} ns");
-    assert!(with.jobs[1].write.ios < without.jobs[1].write.ios / 10);
+    }
 }

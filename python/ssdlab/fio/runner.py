@@ -1,19 +1,21 @@
 """Running a job file on a simulated drive: one :meth:`ssdlab.Drive.run` per phase, phases in order.
 
 Each clone of a job (``numjobs``) is its own job spec, so it is reported on its own as fio does; a group
-with ``group_reporting`` is reported as the run's totals.
+with ``group_reporting`` is reported as the run's totals. A job's ``exitall`` stops its reporting group
+(fio's default ``exit_what``) or the whole phase; with ``exit_what=all`` the phases after it never start, and
+their jobs are reported with nothing done, as fio reports them.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.fio.jobfile import FioJob, JobFile, JobFileError
-from ssdlab.result import JobResult, Result
+from ssdlab.result import JobResult, Result, Series
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
 
@@ -50,6 +52,34 @@ class FioRun:
     clones: list[tuple[FioJob, JobResult]] = field(default_factory=list)
     #: Wall-clock start, seconds since the epoch (fio's ``timestamp``).
     started: float = field(default_factory=time.time)
+
+
+class _Nothing:
+    """The latency of no IO."""
+
+    count = min_ns = max_ns = 0
+    mean_ns = stdev_ns = 0.0
+
+    def percentile_ns(self, p: float) -> int:
+        return 0
+
+
+class _NotRun:
+    """A job or phase fio never started (an ``exitall`` job with ``exit_what=all`` ended the run before it):
+    the engine's result interface with nothing measured."""
+
+    elapsed_ns = read_ios = read_bytes = write_ios = write_bytes = trim_ios = trim_bytes = 0
+    max_power_w = 0.0
+    steadystate = None
+
+    def __init__(self, jobs: int = 0) -> None:
+        self.jobs = [_NotRun() for _ in range(jobs)]
+        self.counters: dict[str, float] = {}
+        self.die_utilisation: list[float] = []
+        self.series: dict[str, list[float]] = {name: [] for name in Series.__dataclass_fields__}
+
+    def latency(self, which: str = "all") -> _Nothing:
+        return _Nothing()
 
 
 def _check_regions(jobfile: JobFile, capacity: int) -> None:
@@ -94,16 +124,21 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
     entries: list[FioEntry] = []
     results: list[Result] = []
     clones: list[tuple[FioJob, JobResult]] = []
+    cancelled = False  # by an exitall job with exit_what=all in an earlier phase
     for n, jobs in enumerate(phases):
         specs: list[Workload] = []
         owners: list[FioJob] = []
         for job in jobs:
             for _ in range(job.numjobs):
                 # A clone is the same spec again: the engine gives job i of a run its own random stream.
-                specs.append(job.workload)
+                specs.append(replace(job.workload, exit_group=job.groupid))
                 owners.append(job)
         step = None if progress is None else (lambda f, n=n: progress((n + f) / len(phases)))
-        res = drive.run(specs, step)
+        if cancelled:
+            res = Result(_NotRun(len(specs)), drive.name, specs)  # type: ignore[arg-type]
+        else:
+            res = drive.run(specs, step)
+            cancelled = any(w.exitall and w.exit_what == "all" for w in specs)
         results.append(res)
         clones.extend(zip(owners, res.jobs, strict=True))
         if jobs[0].group_reporting:  # checked when reading: then the phase is exactly one group

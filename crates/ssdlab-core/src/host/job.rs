@@ -45,6 +45,9 @@ pub struct Job {
     pub since_think: u32,
     io_limit: u64,
     issued: u64,
+    /// fio's `number_ios`: reads, writes and trims to issue, and how many so far.
+    ios_limit: u64,
+    ios_issued: u64,
     /// IOs submitted and not yet complete.
     pub outstanding: u32,
     /// Most IOs outstanding at once.
@@ -147,6 +150,8 @@ impl Job {
             // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
             io_limit: (w.io_limit(capacity) / w.bs).max(1).saturating_mul(w.bs),
             issued: 0,
+            ios_limit: w.ios_limit(),
+            ios_issued: 0,
             outstanding: 0,
             iodepth: w.iodepth,
             next_issue: start,
@@ -231,7 +236,7 @@ impl Job {
         self.since_think >= self.thinktime_blocks
     }
 
-    /// The next IO; marks the job done once it has moved its `io_limit`. Every `fsync` writes, a flush.
+    /// The next IO; marks the job done once it has moved its `io_limit` or issued its `number_ios`. Every `fsync` writes, a flush.
     pub fn next_io(&mut self) -> Command {
         self.since_think += 1;
         if self.fsync > 0 && self.writes_since_flush >= self.fsync {
@@ -263,7 +268,8 @@ impl Job {
             self.writes_since_flush += 1;
         }
         self.issued += len;
-        if self.issued >= self.io_limit {
+        self.ios_issued += 1;
+        if self.issued >= self.io_limit || self.ios_issued >= self.ios_limit {
             self.done = true;
         }
         self.pace[dir(kind)].issued += len;
@@ -463,6 +469,29 @@ mod tests {
         // unpaced jobs all start at once
         let w = Workload { numjobs: 4, ..Workload::default() };
         assert!((0..4).all(|c| Job::new(&w, c, c, CAP, 10).next_issue == 10));
+    }
+
+    #[test]
+    fn number_ios_stops_a_job_after_that_many_ios_per_pass_unless_time_based() {
+        // fio: number_ios=100 issues 100 IOs (x loops); with time_based the runtime rules
+        let ios = |w: &Workload| {
+            let mut job = Job::new(w, 0, 0, CAP, 0);
+            let mut n = 0;
+            while !job.done && n < 10_000 {
+                if job.next_io().op != Op::Flush {
+                    n += 1;
+                }
+            }
+            n
+        };
+        let w = Workload { size: 1 << 20, number_ios: 100, ..Workload::default() };
+        assert_eq!(ios(&w), 100);
+        assert_eq!(ios(&Workload { loops: 3, ..w.clone() }), 300);
+        // the size still stops it first: 1 MiB is 256 IOs of 4 KiB
+        assert_eq!(ios(&Workload { number_ios: 1000, ..w.clone() }), 256);
+        // flushes are not counted
+        assert_eq!(ios(&Workload { rw: Rw::Write, fsync: 2, ..w.clone() }), 100);
+        assert_eq!(Workload { time_based: true, runtime_ns: 1, ..w }.ios_limit(), u64::MAX);
     }
 
     #[test]

@@ -32,6 +32,9 @@ impl Distribution {
     /// assert_eq!("zipf:1.2".parse::<Distribution>().unwrap(), Distribution::Zipf(1.2));
     /// assert_eq!("zoned:60/10:40/90".parse::<Distribution>().unwrap(),
     ///            Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)]));
+    /// // as fio: an empty size takes what the others leave
+    /// assert_eq!("zoned:50/5:30/15:20/".parse::<Distribution>().unwrap(),
+    ///            Distribution::Zoned(vec![(50.0, 5.0), (30.0, 15.0), (20.0, 80.0)]));
     /// assert!("zipf:1".parse::<Distribution>().is_err()); // theta 1 has no closed form
     /// ```
     pub fn parse(s: &str) -> Result<Self, WorkloadError> {
@@ -59,20 +62,41 @@ impl Distribution {
                 Distribution::Normal(num(0.0, 100.0, "a deviation in percent, e.g. normal:10")?)
             }
             "zoned" => {
-                let mut zones = Vec::new();
+                // fio's zone_split_ddir: an empty access or size share takes an equal part of what the
+                // others leave; accesses must add up to 100, sizes to at most 100 (the rest is not touched)
+                let pct = |t: &str| -> Result<Option<f64>, WorkloadError> {
+                    match t.trim() {
+                        "" => Ok(None),
+                        t => t
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|x| (0.0..=100.0).contains(x))
+                            .map(Some)
+                            .ok_or_else(|| err("each zone is access%/size%, 0-100 each")),
+                    }
+                };
+                let mut given = Vec::new();
                 for part in arg.split(':') {
                     let (a, z) = part.split_once('/').ok_or_else(|| err("zones are access%/size% pairs"))?;
-                    match (a.trim().parse::<f64>(), z.trim().parse::<f64>()) {
-                        (Ok(a), Ok(z)) if (0.0..=100.0).contains(&a) && z > 0.0 && z <= 100.0 => {
-                            zones.push((a, z))
-                        }
-                        _ => return Err(err("each zone is access%/size%, 0-100 each, size above 0")),
-                    }
+                    given.push((pct(a)?, pct(z)?));
                 }
-                let (acc, size): (f64, f64) = zones.iter().fold((0.0, 0.0), |s, z| (s.0 + z.0, s.1 + z.1));
-                if (acc - 100.0).abs() > 1e-6 || (size - 100.0).abs() > 1e-6 {
-                    return Err(err("the zones' access and size percentages must each add up to 100"));
+                let fill = |values: Vec<Option<f64>>| -> Vec<f64> {
+                    let open = values.iter().filter(|v| v.is_none()).count();
+                    let rest = (100.0 - values.iter().flatten().sum::<f64>()).max(0.0) / open.max(1) as f64;
+                    values.into_iter().map(|v| v.unwrap_or(rest)).collect()
+                };
+                let access = fill(given.iter().map(|g| g.0).collect());
+                let sizes = fill(given.iter().map(|g| g.1).collect());
+                let (acc, size) = (access.iter().sum::<f64>(), sizes.iter().sum::<f64>());
+                if (acc - 100.0).abs() > 1e-6 || size > 100.0 + 1e-6 {
+                    return Err(err(
+                        "the zones' access percentages must add up to 100 and their sizes to at most 100",
+                    ));
                 }
+                if sizes.iter().any(|&z| z <= 0.0) {
+                    return Err(err("each zone's size must be above 0"));
+                }
+                let zones: Vec<(f64, f64)> = access.into_iter().zip(sizes).collect();
                 Distribution::Zoned(zones)
             }
             _ => return Err(err("must be random, zipf:T, pareto:H, normal:S or zoned:A/S:...")),
@@ -340,6 +364,21 @@ mod tests {
         let c = counts(&Distribution::parse("zoned:80/20:20/80").unwrap(), 100, 100_000);
         let hot: u64 = c[..20].iter().sum();
         assert!((hot as f64 / 100_000.0 - 0.8).abs() < 0.01, "{hot}");
+    }
+
+    #[test]
+    fn zoned_as_fio_shares_what_is_left_and_may_leave_a_tail_untouched() {
+        // fio's examples/rand-zones.fio: the last zone's size is left out and takes the remaining 80%
+        let d = Distribution::parse("zoned:50/5:30/15:20/").unwrap();
+        assert_eq!(d, Distribution::Zoned(vec![(50.0, 5.0), (30.0, 15.0), (20.0, 80.0)]));
+        // sizes adding up to less than 100: the rest of the region gets no access (fio allows it)
+        let c = counts(&Distribution::parse("zoned:70/10:30/40").unwrap(), 100, 100_000);
+        assert_eq!(c[50..].iter().sum::<u64>(), 0);
+        let hot: u64 = c[..10].iter().sum();
+        assert!((hot as f64 / 100_000.0 - 0.7).abs() < 0.01, "{hot}");
+        for bad in ["zoned:50/50:40/50", "zoned:60/60:40/60", "zoned:50/0:50/", "zoned:50/10:60/"] {
+            assert!(Distribution::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

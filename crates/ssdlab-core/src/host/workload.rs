@@ -210,6 +210,9 @@ pub struct Workload {
     pub sync: bool,
     /// Passes over the region when not `time_based` (fio's `loops`).
     pub loops: u32,
+    /// fio's `number_ios`: each job stops after this many reads, writes and trims per pass (flushes not
+    /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio. 0 = no limit.
+    pub number_ios: u64,
     /// fio's `steadystate`: the criterion that stops the job once its window holds still.
     pub steadystate: SsCriterion,
     /// fio's `ss_dur`: the rolling window the criterion is judged over; 0 = no steady-state check.
@@ -220,8 +223,38 @@ pub struct Workload {
     pub steadystate_check_interval_ns: Ns,
     /// Judge every job of the run together (fio's `group_reporting`), not each job on its own.
     pub steadystate_group: bool,
-    /// When one of this workload's jobs finishes, every job of the run stops issuing (fio's `exitall`).
+    /// When one of this workload's jobs finishes, the jobs `exit_what` names stop issuing (fio's `exitall`).
     pub exitall: bool,
+    /// Which jobs `exitall` stops: those of the same `exit_group` (fio's default, `group`), or every job of
+    /// the run (`stonewall`, `all`; fio's `all` also cancels the jobs after a stonewall, which the caller of
+    /// a run decides).
+    pub exit_what: ExitWhat,
+    /// The group `exit_what = group` stops together (fio's reporting group, `new_group`).
+    pub exit_group: u32,
+}
+
+/// fio's `exit_what`: the jobs a finishing `exitall` job stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its group (`exit_group`).
+    #[default]
+    Group,
+    /// Every job running with it.
+    Stonewall,
+    /// Every job, those not yet started included.
+    All,
+}
+
+impl ExitWhat {
+    /// fio's spelling: `group`, `stonewall` or `all`.
+    pub fn parse(s: &str) -> Result<Self, WorkloadError> {
+        match s {
+            "group" => Ok(ExitWhat::Group),
+            "stonewall" => Ok(ExitWhat::Stonewall),
+            "all" => Ok(ExitWhat::All),
+            _ => Err(WorkloadError::new("exit_what", "must be group, stonewall or all", s)),
+        }
+    }
 }
 
 impl Default for Workload {
@@ -258,12 +291,15 @@ impl Default for Workload {
             fsync: 0,
             sync: false,
             loops: 1,
+            number_ios: 0,
             steadystate: SsCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_time_ns: 0,
             steadystate_check_interval_ns: NS_PER_S,
             steadystate_group: false,
             exitall: false,
+            exit_what: ExitWhat::Group,
+            exit_group: 0,
         }
     }
 }
@@ -497,12 +533,15 @@ impl Workload {
         "fsync",
         "sync",
         "loops",
+        "number_ios",
         "steadystate",
         "steadystate_duration_ns",
         "steadystate_ramp_time_ns",
         "steadystate_check_interval_ns",
         "steadystate_group",
         "exitall",
+        "exit_what",
+        "exit_group",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -576,6 +615,11 @@ impl Workload {
                     _ => self.random_distribution = Distribution::parse(&text)?,
                 }
             }
+            "exit_what" => match value {
+                FieldValue::Str(s) => self.exit_what = ExitWhat::parse(&s)?,
+                other => return Err(WorkloadError::new(key, "must be group, stonewall or all", other)),
+            },
+            "exit_group" => self.exit_group = int(key, &value)?,
             "steadystate" => match value {
                 FieldValue::Str(s) => self.steadystate = SsCriterion::parse(&s)?,
                 other => return Err(WorkloadError::new(key, SsCriterion::FORMS, other)),
@@ -595,6 +639,7 @@ impl Workload {
             "thinktime_blocks" => self.thinktime_blocks = int(key, &value)?,
             "fsync" => self.fsync = int(key, &value)?,
             "loops" => self.loops = int(key, &value)?,
+            "number_ios" => self.number_ios = int(key, &value)?,
             "bs" => self.bs = int(key, &value)?,
             "iodepth" => self.iodepth = int(key, &value)?,
             "numjobs" => self.numjobs = int(key, &value)?,
@@ -658,6 +703,14 @@ impl Workload {
             (0, true) => u64::MAX,
             (0, false) => self.span(capacity).saturating_mul(u64::from(self.loops)),
             (n, true) => n,
+            (n, false) => n.saturating_mul(u64::from(self.loops)),
+        }
+    }
+
+    /// IOs each job issues before it stops (fio's `number_ios` x `loops`; u64::MAX = no such limit).
+    pub fn ios_limit(&self) -> u64 {
+        match (self.number_ios, self.time_based) {
+            (0, _) | (_, true) => u64::MAX,
             (n, false) => n.saturating_mul(u64::from(self.loops)),
         }
     }
