@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -636,3 +637,55 @@ def test_exit_what_picks_the_jobs_exitall_stops_as_real_fio_does(tmp_path: Path,
     for got in counts:
         assert got["a"] == 100 and got["c"] == (0 if what == "all" else 256), got
         assert abs(got["b"] - want_b) <= 2, got
+
+
+GROUPS_AT_ONCE = """\
+[global]
+size=64m
+group_reporting
+runtime=2
+time_based
+[readers]
+rw=randread
+numjobs=3
+rate_iops=200
+[writers]
+new_group
+rw=randwrite
+offset=128m
+numjobs=2
+rate_iops=100
+"""
+
+
+def test_groups_running_at_once_are_each_reported_as_one_as_real_fio_does(tmp_path: Path) -> None:
+    (tmp_path / "g.fio").write_text(GROUPS_AT_ONCE)
+    fio = real_fio("--ioengine=null", "--output-format=json", "g.fio", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "g.fio", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+    def groups(doc: dict[str, Any]) -> list[tuple[str, int, int, int]]:
+        return [
+            (j["jobname"], j["groupid"], j["read"]["total_ios"], j["write"]["total_ios"]) for j in doc["jobs"]
+        ]
+
+    # 3 readers x 200 IOPS and 2 writers x 100 IOPS for 2 s, one entry per group (real fio, on a busy
+    # machine, may fall an IO or two behind its rate)
+    want = [("readers", 0, 1200, 0), ("writers", 1, 0, 400)]
+    assert groups(json.loads(done.stdout)) == want
+    theirs = groups(fio)
+    assert [t[:2] for t in theirs] == [w[:2] for w in want]
+    assert all(
+        abs(t[2] + t[3] - w[2] - w[3]) <= 0.02 * (w[2] + w[3]) for t, w in zip(theirs, want, strict=True)
+    )
+    text = ssdlab_cli("fio", *SMALL, "g.fio", cwd=tmp_path).stdout
+    assert "readers: (groupid=0, jobs=3)" in text and "writers: (groupid=1, jobs=2)" in text
+
+
+def test_a_reported_group_split_across_phases_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "w.fio").write_text(
+        "[global]\nsize=8m\ngroup_reporting\n[a]\nrw=read\n[b]\nrw=read\n[c]\nwait_for=a\nrw=read\n"
+    )
+    done = ssdlab_cli("fio", *SMALL, "w.fio", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "group_reporting: a group reported as one must run at once" in done.stderr, done.stderr

@@ -214,7 +214,7 @@ EVERY_FIELD = Workload(
     percentage_random=80, offset_increment="2m", startdelay="1s", rate="4m", rate_write="1m", fsync=8,
     sync=True, loops=2, number_ios=1000, steadystate="iops:5%", steadystate_duration="10s",
     steadystate_ramp_time="2s", steadystate_check_interval="2s", steadystate_group=True, exitall=True,
-    exit_what="stonewall", exit_group=3,
+    exit_what="stonewall", group=3,
 )  # fmt: skip
 
 
@@ -228,8 +228,8 @@ def test_every_workload_field_reaches_fio_and_reads_back_the_same() -> None:
     (job,) = load_jobs(fio_args(EVERY_FIELD, "j", "/f", 1 << 30, direct=True, ioengine="libaio")).jobs
     got = job.workload.to_native() | {"numjobs": job.numjobs}
     # interval is the width of the series: the target passes it as log_avg_msec, not as a job option;
-    # exit_group is fio's reporting group, which fio works out from the job options itself
-    internal = ("interval_ns", "exit_group")
+    # group is fio's reporting group, which fio works out from the job options itself
+    internal = ("interval_ns", "group")
     assert {k: v for k, v in got.items() if k not in internal} == {
         k: v for k, v in want.items() if k not in internal
     }

@@ -39,6 +39,7 @@ def test_defaults_are_fio_like() -> None:
         "fsync": 0,
         "sync": False,
         "loops": 1,
+        "number_ios": 0,
         # fio's steadystate defaults: iops_slope:0.01%, checked every second, off until ss_dur is set
         "steadystate": "iops_slope:0.01%",
         "steadystate_duration_ns": 0,
@@ -46,6 +47,8 @@ def test_defaults_are_fio_like() -> None:
         "steadystate_check_interval_ns": 1_000_000_000,
         "steadystate_group": False,
         "exitall": False,
+        "exit_what": "group",  # fio: exitall stops the job's own reporting group
+        "group": 0,
     }
 
 

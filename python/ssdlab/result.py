@@ -294,6 +294,27 @@ class Result(_Measured):
         return [JobResult(j, w) for j, w in zip(self._res.jobs, self.workloads, strict=False)]
 
     @property
+    def groups(self) -> dict[int, Result]:
+        """A run of job specs in several reporting groups (:attr:`Workload.group`): each group's jobs measured
+        as one (fio's ``group_reporting``), by group id; empty when every spec is in one group (the run is
+        that group). The drive's counters belong to the run, so a group's are empty.
+
+        Examples
+        --------
+        >>> import ssdlab
+        >>> drive = ssdlab.Drive.from_preset("generic-tlc-dram", set={"ftl.user_capacity_gb": 16})
+        >>> r = ssdlab.Workload(rw="randread", size="1g", runtime="20ms", group=0)
+        >>> w = ssdlab.Workload(rw="randwrite", offset="2g", size="1g", runtime="20ms", group=1)
+        >>> res = drive.run([r, r, w])
+        >>> res.groups[0].read.ios == res.jobs[0].read.ios + res.jobs[1].read.ios, res.groups[1].read.ios
+        (True, 0)
+        """
+        return {
+            g: Result(n, self.preset, [w for w in self.workloads if w.group == g])
+            for g, n in self._res.groups.items()
+        }
+
+    @property
     def counters(self) -> Counters:
         """Every counter's change over the run, by name; an unknown name raises
         :class:`ssdlab.counters.UnknownCounterError`."""

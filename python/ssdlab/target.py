@@ -265,6 +265,8 @@ class _FioRun:
     series: dict[str, list[float]]
     jobs: list[_FioRun] = field(default_factory=list)
     die_utilisation: list[float] = field(default_factory=list)
+    #: Every spec of a target run is in one fio group (Result.groups is then empty, as for a twin).
+    groups: dict[int, _FioRun] = field(default_factory=dict)
 
     def _sum(self, ddir: str, key: str) -> int:
         return sum(int(e[ddir][key]) for e in self.entries)

@@ -128,11 +128,11 @@ class Workload:
         When one of this workload's jobs finishes, the jobs ``exit_what`` names stop issuing (fio's
         ``exitall``).
     exit_what : str
-        Which jobs ``exitall`` stops (fio's ``exit_what``): ``group`` (those of the same ``exit_group``,
-        fio's reporting group), ``stonewall`` (every job running) or ``all`` (and, in a job file, every job
-        after a stonewall too).
-    exit_group : int
-        The group ``exit_what="group"`` stops together (the fio runner sets fio's reporting group).
+        Which jobs ``exitall`` stops (fio's ``exit_what``): ``group`` (those of the same ``group``),
+        ``stonewall`` (every job running) or ``all`` (and, in a job file, every job after a stonewall too).
+    group : int
+        fio's reporting group (``new_group``; the fio runner sets it): the jobs ``exit_what="group"`` stops
+        together, and those a run of several groups also reports as one (:attr:`Result.groups`).
 
     Examples
     --------
@@ -187,7 +187,7 @@ class Workload:
     steadystate_group: bool = False
     exitall: bool = False
     exit_what: str = "group"
-    exit_group: int = 0
+    group: int = 0
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -264,7 +264,7 @@ class Workload:
             "steadystate_group": self.steadystate_group,
             "exitall": self.exitall,
             "exit_what": self.exit_what,
-            "exit_group": self.exit_group,
+            "group": self.group,
         }
 
     def to_dict(self) -> dict[str, object]:

@@ -242,7 +242,7 @@ fn exit_all_if_finished(rj: &RunningJob, specs: &[Workload], t: Ns, stops: &mut 
     let w = &specs[rj.spec];
     if w.exitall && rj.job.done && rj.job.outstanding == 0 {
         for (s, other) in stops.iter_mut().zip(specs) {
-            if w.exit_what != ExitWhat::Group || other.exit_group == w.exit_group {
+            if w.exit_what != ExitWhat::Group || other.group == w.group {
                 *s = (*s).min(t);
             }
         }

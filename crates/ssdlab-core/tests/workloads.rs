@@ -272,7 +272,7 @@ fn exitall_stops_its_group_when_one_job_finishes_as_fio() {
     assert!(a < SEC && b > 9 * SEC, "with exitall {a} ns, without {b} ns");
     assert!(with.jobs[1].write.ios < without.jobs[1].write.ios / 10);
     // fio's exit_what: with the writer in another group (new_group) only "stonewall" or "all" stop it
-    let apart = Workload { exit_group: 1, ..paced_writer() };
+    let apart = Workload { group: 1, ..paced_writer() };
     for (what, stopped) in [(ExitWhat::Group, false), (ExitWhat::Stonewall, true), (ExitWhat::All, true)] {
         let r =
             d.clone().run_jobs(&[Workload { exit_what: what, ..reader(true) }, apart.clone()], &mut |_| true);

@@ -73,7 +73,8 @@ impl NativeDrive {
         let drive = &mut slf.drive;
         let mut reports = PyProgress::new(progress);
         let outcome = py.detach(|| guarded(|| drive.run_jobs(&specs, &mut |f| reports.report(f))));
-        reports.finish(py, outcome, "run").and_then(|r| NativeResult::from_run(py, r))
+        let group_of: Vec<u32> = specs.iter().map(|w| w.group).collect();
+        reports.finish(py, outcome, "run").and_then(|r| NativeResult::from_run(py, r, &group_of))
     }
 
     /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.
@@ -294,7 +295,7 @@ impl NativeDrive {
         });
         let r = reports.finish(py, outcome, "replay")?;
         let late = if timing == Timing::Recorded { late } else { 0 };
-        Ok((NativeResult::from_run(py, r)?, skipped, reader.lines_read(), late))
+        Ok((NativeResult::from_run(py, r, &[])?, skipped, reader.lines_read(), late))
     }
 
     /// Let `ns` of simulated time pass with no host IO.

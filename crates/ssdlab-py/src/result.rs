@@ -39,6 +39,8 @@ pub struct NativeResult {
     lat_trim: Arc<Latency>,
     steadystate: Option<SteadyReport>,
     jobs: Vec<Py<NativeResult>>,
+    /// fio's reporting groups of a run of several: each group's jobs reported as one, by group id.
+    groups: Vec<(u32, Py<NativeResult>)>,
 }
 
 impl NativeResult {
@@ -62,11 +64,26 @@ impl NativeResult {
             lat_trim: Arc::new(s.lat_trim),
             steadystate: s.steadystate,
             jobs: Vec::new(),
+            groups: Vec::new(),
         }
     }
 
-    /// A whole run: the group's measurements, the counters, and one entry per job spec.
-    pub fn from_run(py: Python<'_>, r: RunResult) -> PyResult<Self> {
+    /// A whole run: the group's measurements, the counters, and one entry per job spec; with the specs'
+    /// reporting groups (`group_of`, one per job) naming more than one, each group's jobs as one too.
+    pub fn from_run(py: Python<'_>, r: RunResult, group_of: &[u32]) -> PyResult<Self> {
+        let mut groups: Vec<(u32, RunStats)> = Vec::new();
+        if group_of.iter().any(|&g| g != group_of[0]) {
+            for (&g, stats) in group_of.iter().zip(&r.jobs) {
+                match groups.iter_mut().find(|(id, _)| *id == g) {
+                    Some((_, sum)) => sum.absorb(stats),
+                    None => groups.push((g, stats.clone())),
+                }
+            }
+        }
+        let groups = groups
+            .into_iter()
+            .map(|(g, s)| Ok((g, Py::new(py, NativeResult::from_stats(s))?)))
+            .collect::<PyResult<Vec<_>>>()?;
         let jobs = r
             .jobs
             .into_iter()
@@ -76,6 +93,7 @@ impl NativeResult {
             counters: Some(r.counters),
             die_utilisation: r.die_utilisation,
             jobs,
+            groups,
             ..NativeResult::from_stats(r.stats)
         })
     }
@@ -90,6 +108,17 @@ impl NativeResult {
             Some(c) => counters_dict(py, c),
             None => Ok(PyDict::new(py)),
         }
+    }
+
+    /// A run of job specs in several reporting groups (`group`): each group's jobs measured as one, by
+    /// group id (empty when every spec is in one group: the run is that group).
+    #[getter]
+    fn groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (g, r) in &self.groups {
+            d.set_item(g, r.clone_ref(py))?;
+        }
+        Ok(d)
     }
 
     /// One result per job spec of the run, in the order given (their counters are empty: the drive's

@@ -474,19 +474,17 @@ def _place(jobs: list[FioJob]) -> None:
         job.phase, job.groupid = phase, group
         phase_of.setdefault(job.name, phase)
         last = max(last, phase)
-    # A group reported as one is one run's totals: it must be exactly the jobs of one phase.
+    # A group reported as one is measured in one run: it must not span phases.
     for gid in {j.groupid for j in jobs}:
         members = [j for j in jobs if j.groupid == gid]
         if not any(j.group_reporting for j in members):
             continue
-        phases = {j.phase for j in members}
-        same_phase = [j for j in jobs if j.phase in phases]
-        if len(phases) > 1 or len(same_phase) != len(members):
+        if len({j.phase for j in members}) > 1:
             raise JobFileError(
                 members[0].where,
                 "group_reporting",
-                "a group reported as one must be exactly the jobs that run together; with new_group or "
-                "wait_for splitting them this is not supported yet (drop group_reporting or use stonewall)",
+                "a group reported as one must run at once; with wait_for splitting it across phases this "
+                "is not supported yet (drop group_reporting, or start a new group with new_group)",
             )
         for j in members:
             j.group_reporting = True

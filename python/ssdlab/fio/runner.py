@@ -74,6 +74,7 @@ class _NotRun:
 
     def __init__(self, jobs: int = 0) -> None:
         self.jobs = [_NotRun() for _ in range(jobs)]
+        self.groups: dict[int, _NotRun] = {}
         self.counters: dict[str, float] = {}
         self.die_utilisation: list[float] = []
         self.series: dict[str, list[float]] = {name: [] for name in Series.__dataclass_fields__}
@@ -131,7 +132,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
         for job in jobs:
             for _ in range(job.numjobs):
                 # A clone is the same spec again: the engine gives job i of a run its own random stream.
-                specs.append(replace(job.workload, exit_group=job.groupid))
+                specs.append(replace(job.workload, group=job.groupid))
                 owners.append(job)
         step = None if progress is None else (lambda f, n=n: progress((n + f) / len(phases)))
         if cancelled:
@@ -141,10 +142,14 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
             cancelled = any(w.exitall and w.exit_what == "all" for w in specs)
         results.append(res)
         clones.extend(zip(owners, res.jobs, strict=True))
-        if jobs[0].group_reporting:  # checked when reading: then the phase is exactly one group
-            entries.append(FioEntry(jobs[0], res, len(specs)))
-        else:
-            entries.extend(FioEntry(job, jr, 1) for job, jr in zip(owners, res.jobs, strict=True))
+        groups = res.groups  # several reporting groups at once: each group's jobs as one
+        for gid in dict.fromkeys(job.groupid for job in jobs):
+            members = [(job, jr) for job, jr in zip(owners, res.jobs, strict=True) if job.groupid == gid]
+            first = members[0][0]
+            if first.group_reporting:
+                entries.append(FioEntry(first, groups.get(gid, res), len(members)))
+            else:
+                entries.extend(FioEntry(job, jr, 1) for job, jr in members)
     # fio lists jobs in the order of the job file, not in the order they ran.
     order = {id(job): i for i, job in enumerate(jobfile.jobs)}
     entries.sort(key=lambda e: order[id(e.job)])

@@ -225,18 +225,19 @@ pub struct Workload {
     pub steadystate_group: bool,
     /// When one of this workload's jobs finishes, the jobs `exit_what` names stop issuing (fio's `exitall`).
     pub exitall: bool,
-    /// Which jobs `exitall` stops: those of the same `exit_group` (fio's default, `group`), or every job of
+    /// Which jobs `exitall` stops: those of the same `group` (fio's default), or every job of
     /// the run (`stonewall`, `all`; fio's `all` also cancels the jobs after a stonewall, which the caller of
     /// a run decides).
     pub exit_what: ExitWhat,
-    /// The group `exit_what = group` stops together (fio's reporting group, `new_group`).
-    pub exit_group: u32,
+    /// fio's reporting group (`new_group`): the jobs `exit_what = group` stops together, and that a caller
+    /// may report as one ([`crate::stats::RunStats::absorb`]).
+    pub group: u32,
 }
 
 /// fio's `exit_what`: the jobs a finishing `exitall` job stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ExitWhat {
-    /// The jobs of its group (`exit_group`).
+    /// The jobs of its `group`.
     #[default]
     Group,
     /// Every job running with it.
@@ -299,7 +300,7 @@ impl Default for Workload {
             steadystate_group: false,
             exitall: false,
             exit_what: ExitWhat::Group,
-            exit_group: 0,
+            group: 0,
         }
     }
 }
@@ -541,7 +542,7 @@ impl Workload {
         "steadystate_group",
         "exitall",
         "exit_what",
-        "exit_group",
+        "group",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -619,7 +620,7 @@ impl Workload {
                 FieldValue::Str(s) => self.exit_what = ExitWhat::parse(&s)?,
                 other => return Err(WorkloadError::new(key, "must be group, stonewall or all", other)),
             },
-            "exit_group" => self.exit_group = int(key, &value)?,
+            "group" => self.group = int(key, &value)?,
             "steadystate" => match value {
                 FieldValue::Str(s) => self.steadystate = SsCriterion::parse(&s)?,
                 other => return Err(WorkloadError::new(key, SsCriterion::FORMS, other)),

@@ -157,6 +157,41 @@ impl RunStats {
         self.series.set_power(rec);
     }
 
+    /// Take in `other`, a job of the same run: one report for both, as fio's `group_reporting` gives a
+    /// group of jobs. Counts and latency distributions add up; the time runs from the earlier start to the
+    /// later last completion; the series' intervals add up (the drive's power and temperature, which each
+    /// job's series carries, are kept once).
+    pub fn absorb(&mut self, other: &RunStats) {
+        let shift = other.measure_start.saturating_sub(self.measure_start);
+        if other.measure_start < self.measure_start {
+            // keep the earlier start: this series moves later by the difference
+            let mut earlier = other.series.clone();
+            earlier.absorb(&self.series, self.measure_start - other.measure_start);
+            self.series = earlier;
+            self.measure_start = other.measure_start;
+        } else {
+            self.series.absorb(&other.series, shift);
+        }
+        self.last_completion = self.last_completion.max(other.last_completion);
+        for (mine, theirs) in [
+            (&mut self.read, &other.read),
+            (&mut self.write, &other.write),
+            (&mut self.trim, &other.trim),
+            (&mut self.flush, &other.flush),
+        ] {
+            mine.ios += theirs.ios;
+            mine.bytes += theirs.bytes;
+        }
+        self.lat_all.add(&other.lat_all);
+        self.lat_read.add(&other.lat_read);
+        self.lat_write.add(&other.lat_write);
+        self.lat_trim.add(&other.lat_trim);
+        self.max_power_w = self.max_power_w.max(other.max_power_w);
+        if self.steadystate.is_none() {
+            self.steadystate.clone_from(&other.steadystate);
+        }
+    }
+
     /// Simulated time from the end of ramp to the last completion.
     pub fn elapsed_ns(&self) -> Ns {
         self.last_completion - self.measure_start

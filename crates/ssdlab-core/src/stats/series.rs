@@ -176,6 +176,35 @@ impl Series {
         }
     }
 
+    /// Add `other`'s intervals (another job of the same run, whose measurement started `shift_ns` after
+    /// this one's) to this series: IOs, bytes and latencies add up; the drive's power and temperature, which
+    /// both carry, are kept once. The finer series is widened to the other's interval first.
+    pub fn absorb(&mut self, other: &Series, shift_ns: Ns) {
+        let mut other = other.clone();
+        while self.interval_ns < other.interval_ns {
+            self.widen();
+        }
+        while other.interval_ns < self.interval_ns {
+            other.widen();
+        }
+        let offset = (shift_ns / self.interval_ns) as usize;
+        if other.bins.len() + offset > self.bins.len() {
+            self.bins.resize(other.bins.len() + offset, Bin::default());
+        }
+        for (mine, theirs) in self.bins[offset..].iter_mut().zip(&other.bins) {
+            let (energy_j, temperature_c) = (mine.energy_j.max(theirs.energy_j), mine.temperature_c);
+            mine.merge(theirs);
+            mine.energy_j = energy_j;
+            if temperature_c != 0.0 {
+                mine.temperature_c = temperature_c;
+            }
+        }
+        self.span_ns = match (self.span_ns, other.span_ns) {
+            (Some(a), Some(b)) => Some(a.max(b.saturating_add(shift_ns))),
+            (a, b) => a.or(b.map(|b| b.saturating_add(shift_ns))),
+        };
+    }
+
     /// Double the interval, merging each pair of neighbouring intervals.
     fn widen(&mut self) {
         let mut merged = Vec::with_capacity(self.bins.len().div_ceil(2));
@@ -274,6 +303,27 @@ mod tests {
         }
         // no IOs, no latency
         assert_eq!(Series::new(1_000).columns().iter().map(|(_, v)| v.len()).sum::<usize>(), 0);
+    }
+
+    #[test]
+    fn absorbing_a_job_adds_its_ios_interval_by_interval() {
+        let mut a = Series::new(1_000);
+        let mut b = Series::new(1_000);
+        a.record(500, 10, 0, 100);
+        b.record(500, 0, 20, 300); // starts 1 interval later: lands in a's second interval
+        b.record(1_500, 0, 20, 300);
+        a.absorb(&b, 1_000);
+        assert_eq!(a.bins.len(), 3);
+        assert_eq!(a.bins.iter().map(|x| x.ios).collect::<Vec<_>>(), [1, 1, 1]);
+        assert_eq!((a.bins[1].write_bytes, a.bins[1].latency_max_ns), (20, 300));
+        // a coarser series: the finer one is widened first
+        let mut c = Series::new(2_000);
+        c.record(100, 1, 0, 50);
+        let mut d = Series::new(1_000);
+        d.record(100, 1, 0, 50);
+        d.record(1_100, 1, 0, 50);
+        c.absorb(&d, 0);
+        assert_eq!((c.interval_ns, c.bins.len(), c.bins[0].ios), (2_000, 1, 3));
     }
 
     #[test]
