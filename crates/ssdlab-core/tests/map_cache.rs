@@ -16,7 +16,8 @@ fn randread(span: u64, io_size: u64, qd: u32, seed: u64) -> Workload {
 }
 
 /// bg4-1tb shrunk to `gb` GB, SLC cache off, with map-cache overrides. The cache alone: 4 KiB map pages
-/// (1024 entries, 4 MiB of span), the whole HMB holding map pages, no SRAM for other tables with HMB off,
+/// (1024 entries, 4 MiB of span), the whole HMB holding map pages (all of it, not a power-of-two tier of
+/// it), no SRAM for other tables with HMB off,
 /// no journal, write-backs in 2-plane units, a write miss loading its map page, as the numbers below assume.
 fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
     let mut o = vec![
@@ -24,6 +25,7 @@ fn small(gb: &str, map: &[(&str, &str)]) -> Drive {
         ("ftl.slc_cache.enabled", "false"),
         ("controller.map_cache.map_page_kib", "4"),
         ("controller.map_cache.hmb_map_pct", "100"),
+        ("controller.map_cache.hmb_map_pow2", "false"),
         ("controller.map_cache.sram_tables_kib", "0"),
         ("controller.map_cache.journal", "false"),
         ("controller.map_cache.lazy_map_updates", "false"),
@@ -429,6 +431,24 @@ fn only_hmb_map_pct_of_the_hmb_caches_map_pages() {
     let r = run(&mut d, randread(2 * GIB, 600 * MIB, 32, 2));
     let got = r.counters[C::map_hit_rate];
     assert!((got / 0.5 - 1.0).abs() < 0.03, "hit rate {got}, oracle 0.5");
+}
+
+#[test]
+fn a_power_of_two_map_cache_takes_the_tier_below_a_short_grant() {
+    // 3 MiB of HMB: 768 map pages of 4 KiB (3 GiB of span); in power-of-two tiers 512 (2 GiB). A uniform
+    // random read over 3 GiB then hits 2/3 of the time instead of always
+    let hit_rate = |pow2: &str| {
+        let mut d = small(
+            "16",
+            &[("controller.map_cache.hmb_size_mib", "3"), ("controller.map_cache.hmb_map_pow2", pow2)],
+        );
+        fill(&mut d, 3 * GIB);
+        run(&mut d, randread(3 * GIB, 64 * MIB, 32, 1));
+        run(&mut d, randread(3 * GIB, 600 * MIB, 32, 2)).counters[C::map_hit_rate]
+    };
+    let (whole, tier) = (hit_rate("false"), hit_rate("true"));
+    assert!(whole > 0.99, "{whole}");
+    assert!((tier / (2.0 / 3.0) - 1.0).abs() < 0.03, "hit rate {tier}, oracle 2/3");
 }
 
 /// One QD1 read of `lpn` on an idle drive that keeps data: (latency, data).

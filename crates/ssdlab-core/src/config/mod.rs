@@ -177,6 +177,9 @@ pub struct MapCacheConfig {
     pub entry_bytes: u32,
     /// Share of the HMB that holds map pages, percent (the rest serves the controller's other uses).
     pub hmb_map_pct: f64,
+    /// The HMB's map cache takes the largest power-of-two number of map pages its share holds (firmware
+    /// that sizes its tables in powers of two): a grant a little short of one tier gets the tier below.
+    pub hmb_map_pow2: bool,
     /// Journal map updates and checkpoint dirty map pages to NAND (see above).
     pub journal: bool,
     /// Bytes of one journal entry (an L2P delta: LPN and new physical address).

@@ -211,7 +211,11 @@ impl MapCache {
             }
             MapLocation::Sram => c.sram_size_kib.saturating_mul(1 << 10),
         };
-        let capacity = (cache_bytes / page_bytes).clamp(1, u64::from(n_pages)) as u32;
+        let mut pages = (cache_bytes / page_bytes).max(1);
+        if c.location == MapLocation::Hmb && c.hmb_map_pow2 {
+            pages = 1 << pages.ilog2();
+        }
+        let capacity = pages.min(u64::from(n_pages)) as u32;
         let cached = c.location != MapLocation::Dram;
         let per_page = if cached { n_pages as usize } else { 0 };
         let tracked = if cached || c.journal { n_pages as usize } else { 0 };
