@@ -576,7 +576,8 @@ def test_exitall_ends_the_run_when_one_job_finishes_as_real_fio_does(tmp_path: P
     assert done.returncode == 0, done.stderr
     for doc in (fio, json.loads(done.stdout)):
         writer = doc["jobs"][1]  # type: ignore[index]
-        assert writer["jobname"] == "writer" and writer["job_runtime"] < 2_000  # not the 10 s it asked for
+        # not the 10 s it asked for (real fio's reader, a few ms alone, can take a second on a busy machine)
+        assert writer["jobname"] == "writer" and writer["job_runtime"] < 5_000
 
 
 @pytest.mark.parametrize(
@@ -633,10 +634,13 @@ def test_exit_what_picks_the_jobs_exitall_stops_as_real_fio_does(tmp_path: Path,
     counts = [
         {j["jobname"]: j["read"]["total_ios"] for j in doc["jobs"]} for doc in (fio, json.loads(done.stdout))
     ]  # type: ignore[index, attr-defined]
-    want_b = 300 if what == "group" else 11  # 100 IOPS for 3 s, or for a's ~0.11 s
     for got in counts:
         assert got["a"] == 100 and got["c"] == (0 if what == "all" else 256), got
-        assert abs(got["b"] - want_b) <= 2, got
+    fio_b, twin_b = (got["b"] for got in counts)
+    if what == "group":  # b runs its 3 s at 100 IOPS
+        assert twin_b == 300 and abs(fio_b - 300) <= 6, counts
+    else:  # b stops with a, after ~0.11 s (real fio's a runs longer on a busy machine: b a few IOs more)
+        assert twin_b == 11 and 9 <= fio_b <= 50, counts
 
 
 GROUPS_AT_ONCE = """\
