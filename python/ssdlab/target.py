@@ -154,11 +154,11 @@ def fio_args(
             args.append(f"--{option}={rate or ''},{int(write) or ''},{int(write) or ''}")
         elif rate:
             args.append(f"--{option}={rate}")
-    # The rest only when not fio's default (times in microseconds, fio's finest unit for them).
+    # The rest only when not fio's default, which is the Workload's (times in microseconds, fio's finest).
     steady = _FIO_STEADYSTATE if int(n["steadystate_duration_ns"]) else ()
     for key, option in (*_FIO_OPTIONS, *steady):
         value = n.get(key)
-        if value == _NATIVE_DEFAULTS.get(key) and key != "steadystate":
+        if value == _NATIVE_DEFAULTS.get(key):
             continue
         if key.endswith("_ns"):
             args.append(f"--{option}={int(value) // 1000}us")  # type: ignore[arg-type]

@@ -236,7 +236,8 @@ impl Job {
         self.since_think >= self.thinktime_blocks
     }
 
-    /// The next IO; marks the job done once it has moved its `io_limit` or issued its `number_ios`. Every `fsync` writes, a flush.
+    /// The next IO; marks the job done once it has moved its `io_limit` or issued its `number_ios`. Every
+    /// `fsync` writes, a flush.
     pub fn next_io(&mut self) -> Command {
         self.since_think += 1;
         if self.fsync > 0 && self.writes_since_flush >= self.fsync {

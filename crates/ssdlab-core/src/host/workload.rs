@@ -211,7 +211,8 @@ pub struct Workload {
     /// Passes over the region when not `time_based` (fio's `loops`).
     pub loops: u32,
     /// fio's `number_ios`: each job stops after this many reads, writes and trims per pass (flushes not
-    /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio. 0 = no limit.
+    /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio.
+    /// 0 = no limit.
     pub number_ios: u64,
     /// fio's `steadystate`: the criterion that stops the job once its window holds still.
     pub steadystate: SsCriterion,
