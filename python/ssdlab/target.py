@@ -91,8 +91,6 @@ _FIO_OPTIONS = (
     ("thinktime_ns", "thinktime"),
     ("thinktime_blocks", "thinktime_blocks"),
     ("buffer_compress_percentage", "buffer_compress_percentage"),
-    ("bssplit", "bssplit"),
-    ("bsrange", "bsrange"),
     ("blockalign", "blockalign"),
     ("random_distribution", "random_distribution"),
     ("percentage_random", "percentage_random"),
@@ -154,6 +152,12 @@ def fio_args(
             args.append(f"--{option}={rate or ''},{int(write) or ''},{int(write) or ''}")
         elif rate:
             args.append(f"--{option}={rate}")
+    # sizes per direction: fio's READ,WRITE form (reads without their own split take bs)
+    for kind in ("bssplit", "bsrange"):
+        read, write = str(n.get(kind, "")), str(n.get(f"{kind}_write", ""))
+        if read or write:
+            read = read or (f"{n['bs']}/100" if kind == "bssplit" else f"{n['bs']}-{n['bs']}")
+            args.append(f"--{kind}={read}" + (f",{write}" if write else ""))
     # The rest only when not fio's default, which is the Workload's (times in microseconds, fio's finest).
     steady = _FIO_STEADYSTATE if int(n["steadystate_duration_ns"]) else ()
     for key, option in (*_FIO_OPTIONS, *steady):

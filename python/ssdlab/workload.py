@@ -85,6 +85,8 @@ class Workload:
     bssplit, bsrange : str
         fio's weighted sizes (``"4k/50:64k/50"``) or range (``"4k-64k"``, multiples of the low end), in place
         of ``bs``; empty = ``bs``.
+    bssplit_write, bsrange_write : str
+        The writes' own (fio's ``bssplit=READ,WRITE``); empty = as the reads.
     blockalign : int or str
         Random offsets are multiples of this; 0 = the smallest block size.
     random_distribution : str
@@ -167,6 +169,8 @@ class Workload:
     bs_write: int | str = 0
     bssplit: str = ""
     bsrange: str = ""
+    bssplit_write: str = ""
+    bsrange_write: str = ""
     blockalign: int | str = 0
     random_distribution: str = "random"
     percentage_random: int = 100
@@ -237,6 +241,8 @@ class Workload:
             "bs_write": parse_size(self.bs_write, "bs_write"),
             **_sizes("bssplit", self.bssplit, "/", ":"),
             **_sizes("bsrange", self.bsrange, "", "-"),
+            **_sizes("bssplit_write", self.bssplit_write, "/", ":"),
+            **_sizes("bsrange_write", self.bsrange_write, "", "-"),
             "blockalign": parse_size(self.blockalign, "blockalign"),
             "random_distribution": self.random_distribution,
             "percentage_random": self.percentage_random,

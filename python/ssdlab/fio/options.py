@@ -201,26 +201,43 @@ def _bs(text: str | None, kb_base: int) -> object:
     return Fields(bs=read, bs_write=write)
 
 
+def _per_direction(text: str | None, parse: Callable[[str], str], field: str) -> object:
+    """fio's ``READ[,WRITE[,TRIM]]`` sizes option: one value for both directions, else ``field`` and
+    ``field_write`` (an empty part is as the reads'); trims go with writes here, so a trim part must be
+    theirs."""
+    parts = [p.strip() for p in _needs_value(text).split(",")]
+    if len(parts) > 3:
+        raise OptionValueError("takes at most read,write,trim values")
+    if len(parts) == 3 and parts[2] and parts[2] != parts[1]:
+        raise OptionValueError("trims take the writes' sizes in ssdlab: give the trim part the write part")
+    read = parse(parts[0]) if parts[0] else ""
+    if not read:
+        raise OptionValueError("needs the reads' sizes first (READ,WRITE)")
+    if len(parts) == 1:
+        return read
+    return Fields({field: read, f"{field}_write": parse(parts[1]) if parts[1] else read})
+
+
 def _split(text: str | None, kb_base: int) -> object:
     # sizes to bytes, percentages as given; the engine checks the rest
-    value = _needs_value(text).strip()
-    if "," in value:
-        raise OptionValueError("per-direction bssplit (read,write) is not supported yet; give one split")
-    out = []
-    for part in value.split(":"):
-        size, slash, pct = part.partition("/")
-        out.append(f"{_size(size, kb_base)}{slash}{pct.strip()}")
-    return ":".join(out)
+    def one(value: str) -> str:
+        out = []
+        for part in value.split(":"):
+            size, slash, pct = part.partition("/")
+            out.append(f"{_size(size, kb_base)}{slash}{pct.strip()}")
+        return ":".join(out)
+
+    return _per_direction(text, one, "bssplit")
 
 
 def _range(text: str | None, kb_base: int) -> object:
-    value = _needs_value(text).strip()
-    if "," in value:
-        raise OptionValueError("per-direction bsrange (read,write) is not supported yet; give one range")
-    lo, dash, hi = value.partition("-")
-    if not dash:
-        raise OptionValueError("is lo-hi, e.g. 4k-64k")
-    return f"{_size(lo, kb_base)}-{_size(hi, kb_base)}"
+    def one(value: str) -> str:
+        lo, dash, hi = value.partition("-")
+        if not dash:
+            raise OptionValueError("is lo-hi, e.g. 4k-64k")
+        return f"{_size(lo, kb_base)}-{_size(hi, kb_base)}"
+
+    return _per_direction(text, one, "bsrange")
 
 
 def rate_fields(text: str | None, field: str, kb_base: int = 1024) -> dict[str, int]:
@@ -334,6 +351,8 @@ def _unsupported(name: str, note: str, *aliases: str) -> Option:
 
 
 _SIM = "the simulated drive takes the IO; there is no file, engine or page cache"
+#: Linux IO priorities order requests in the host's IO scheduler; the simulated host has none.
+_NO_PRIO = "no host IO scheduler is simulated: every command is served alike, whatever its priority"
 
 #: Every option by its name and aliases.
 _TABLE: tuple[Option, ...] = (
@@ -432,6 +451,14 @@ _TABLE: tuple[Option, ...] = (
     _noted("numa_cpu_nodes", "no host CPU is simulated: jobs do not compete for cores"),
     _noted("numa_mem_policy", "no host memory is simulated beyond the HMB"),
     _noted("nice", "no host CPU is simulated: a job's priority changes nothing"),
+    _noted("prio", _NO_PRIO),
+    _noted("prioclass", _NO_PRIO),
+    _noted("cmdprio", _NO_PRIO),
+    _noted("cmdprio_class", _NO_PRIO),
+    _noted("cmdprio_percentage", _NO_PRIO),
+    _noted("cmdprio_bssplit", _NO_PRIO),
+    _noted("cmdprio_hint", _NO_PRIO),
+    _noted("log_prio", _NO_PRIO),
     _noted("threads", "an option of fio's tiobench profile; no effect on a job (fio accepts it too)"),
     _noted("random_generator", "offsets come from ssdlab's own seeded generator"),
     _noted("io_submit_mode", "each IO is submitted at its simulated time"),

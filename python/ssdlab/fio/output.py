@@ -137,11 +137,15 @@ def _bs_range(w: Workload, write: bool) -> str:
     --------
     >>> _bs_range(Workload(bssplit="4k/50:64k/50"), False), _bs_range(Workload(bs="4k", bs_write="16k"), True)
     ('4096B-65536B', '16384B-16384B')
+    >>> _bs_range(Workload(bssplit="4k/50:64k/50", bssplit_write="128k"), True)
+    '131072B-131072B'
     """
-    if w.bssplit:
-        sizes = [parse_size(part.partition("/")[0], "bssplit") for part in w.bssplit.split(":")]
-    elif w.bsrange:
-        sizes = [parse_size(part, "bsrange") for part in w.bsrange.split("-")]
+    split = w.bssplit_write if write and (w.bssplit_write or w.bsrange_write) else w.bssplit
+    span = w.bsrange_write if write and (w.bssplit_write or w.bsrange_write) else w.bsrange
+    if split:
+        sizes = [parse_size(part.partition("/")[0], "bssplit") for part in split.split(":")]
+    elif span:
+        sizes = [parse_size(part, "bsrange") for part in span.split("-")]
     else:
         sizes = [parse_size(w.bs_write if write and w.bs_write else w.bs, "bs")]
     return f"{min(sizes)}B-{max(sizes)}B"

@@ -113,6 +113,7 @@ impl Job {
         let align = if w.blockalign == 0 { min_bs } else { w.blockalign };
         let slots = (span.saturating_sub(min_bs) / align + 1).max(1);
         let simple = w.block_sizes.is_none()
+            && w.block_sizes_write.is_none()
             && (w.bs_write == 0 || w.bs_write == w.bs)
             && align == w.bs
             && w.random_distribution == Distribution::Uniform
@@ -493,6 +494,30 @@ mod tests {
         // flushes are not counted
         assert_eq!(ios(&Workload { rw: Rw::Write, fsync: 2, ..w.clone() }), 100);
         assert_eq!(Workload { time_based: true, runtime_ns: 1, ..w }.ios_limit(), u64::MAX);
+    }
+
+    #[test]
+    fn writes_take_their_own_bssplit_in_fio_read_write_form() {
+        // fio's bssplit=4k/50:8k/50,128k/100: reads 4 or 8 KiB, writes 128 KiB
+        let w = Workload {
+            rw: Rw::RandRw,
+            size: 64 << 20,
+            block_sizes: Some(BlockSizes::parse_split("4096/50:8192/50").unwrap()),
+            block_sizes_write: Some(BlockSizes::parse_split("131072/100").unwrap()),
+            ..Workload::default()
+        };
+        let mut job = Job::new(&w, 0, 0, CAP, 0);
+        let (mut reads, mut writes) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        for _ in 0..2000 {
+            let c = job.next_io();
+            if c.op == Op::Write {
+                writes.insert(c.len)
+            } else {
+                reads.insert(c.len)
+            };
+        }
+        assert_eq!(reads.into_iter().collect::<Vec<_>>(), [4096, 8192]);
+        assert_eq!(writes.into_iter().collect::<Vec<_>>(), [131072]);
     }
 
     #[test]

@@ -101,6 +101,11 @@ impl WorkloadError {
     pub fn new(field: &str, message: &str, value: impl fmt::Display) -> Self {
         WorkloadError { field: field.into(), message: message.into(), value: value.to_string() }
     }
+
+    /// The same problem, of the field the caller gave `field` to (a writes' own `bssplit_write`).
+    pub fn renamed(self, field: &str) -> Self {
+        WorkloadError { field: field.into(), ..self }
+    }
 }
 
 impl fmt::Display for WorkloadError {
@@ -186,6 +191,8 @@ pub struct Workload {
     pub bs_write: u64,
     /// fio's `bssplit` or `bsrange`: the sizes of both directions, in place of `bs`.
     pub block_sizes: Option<BlockSizes>,
+    /// The writes' own `bssplit` or `bsrange` (fio's `read,write` form), in place of `block_sizes` for them.
+    pub block_sizes_write: Option<BlockSizes>,
     /// Random offsets are multiples of this (fio's `blockalign`); 0 = the smallest block size.
     pub blockalign: u64,
     /// How random offsets spread over the region (fio's `random_distribution`).
@@ -281,6 +288,7 @@ impl Default for Workload {
             interval_ns: 100_000_000,
             bs_write: 0,
             block_sizes: None,
+            block_sizes_write: None,
             blockalign: 0,
             random_distribution: Distribution::Uniform,
             percentage_random: 100,
@@ -334,11 +342,16 @@ impl Workload {
             bs_ok = false;
             err("bs_write", "must be a multiple of 512 B from 512 to 64m (0 = bs)", size_text(self.bs_write));
         }
-        if let Some(sizes) = &self.block_sizes {
-            let field = if matches!(sizes, BlockSizes::Range(..)) { "bsrange" } else { "bssplit" };
+        for (sizes, write) in [(&self.block_sizes, ""), (&self.block_sizes_write, "_write")] {
+            let Some(sizes) = sizes else { continue };
+            let kind = if matches!(sizes, BlockSizes::Range(..)) { "bsrange" } else { "bssplit" };
             if let Some(bad) = sizes.sizes().into_iter().find(|&b| !size_ok(b)) {
                 bs_ok = false;
-                err(field, "sizes must be multiples of 512 B from 512 to 64m", size_text(bad));
+                err(
+                    &format!("{kind}{write}"),
+                    "sizes must be multiples of 512 B from 512 to 64m",
+                    size_text(bad),
+                );
             }
         }
         if self.blockalign != 0 && !size_ok(self.blockalign) {
@@ -523,6 +536,8 @@ impl Workload {
         "bs_write",
         "bssplit",
         "bsrange",
+        "bssplit_write",
+        "bsrange_write",
         "blockalign",
         "random_distribution",
         "percentage_random",
@@ -603,7 +618,7 @@ impl Workload {
                 FieldValue::Bool(b) => self.time_based = b,
                 other => return Err(WorkloadError::new(key, "must be true or false", other)),
             },
-            "bssplit" | "bsrange" | "random_distribution" => {
+            "bssplit" | "bsrange" | "bssplit_write" | "bsrange_write" | "random_distribution" => {
                 let FieldValue::Str(text) = value else {
                     return Err(WorkloadError::new(
                         key,
@@ -614,6 +629,14 @@ impl Workload {
                 match key {
                     "bssplit" => self.block_sizes = Some(BlockSizes::parse_split(&text)?),
                     "bsrange" => self.block_sizes = Some(BlockSizes::parse_range(&text)?),
+                    "bssplit_write" => {
+                        self.block_sizes_write =
+                            Some(BlockSizes::parse_split(&text).map_err(|e| e.renamed(key))?)
+                    }
+                    "bsrange_write" => {
+                        self.block_sizes_write =
+                            Some(BlockSizes::parse_range(&text).map_err(|e| e.renamed(key))?)
+                    }
                     _ => self.random_distribution = Distribution::parse(&text)?,
                 }
             }
@@ -719,6 +742,9 @@ impl Workload {
 
     /// Block sizes of reads (`write = false`) or writes.
     pub fn sizes(&self, write: bool) -> BlockSizes {
+        if let (true, Some(s)) = (write, &self.block_sizes_write) {
+            return s.clone();
+        }
         match (&self.block_sizes, write && self.bs_write != 0) {
             (Some(s), _) => s.clone(),
             (None, true) => BlockSizes::Fixed(self.bs_write),
