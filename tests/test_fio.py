@@ -252,9 +252,9 @@ def test_numjobs_clones_are_reported_apart_or_as_one_group(small_bg4: ssdlab.Dri
     assert [(e.job.name, e.clones) for e in apart.entries] == [("r", 1)] * 3
     assert [(e.job.name, e.clones) for e in merged.entries] == [("r", 3)]
     assert sum(e.measured.read.ios for e in apart.entries) == merged.entries[0].measured.read.ios
-    # Bit for bit what the Python API gives for numjobs=3.
+    # Bit for bit what the Python API gives for numjobs=3 (with fio's default random map).
     api = small_bg4.clone().run(
-        ssdlab.Workload(rw="randread", size="1g", runtime="20ms", iodepth=4, numjobs=3)
+        ssdlab.Workload(rw="randread", size="1g", runtime="20ms", iodepth=4, numjobs=3, randommap=True)
     )
     doc = to_json(merged)
     assert doc["jobs"][0]["read"]["total_ios"] == api.read.ios  # type: ignore[index]
@@ -714,3 +714,18 @@ def test_reads_and_writes_take_their_own_bssplit_as_real_fio_does(tmp_path: Path
         assert read["total_ios"] + write["total_ios"] == 1000
         assert 4096 < read["io_bytes"] / read["total_ios"] < 8192  # a mix of 4 and 8 KiB
         assert write["io_bytes"] == 65536 * write["total_ios"]
+
+
+@pytest.mark.parametrize(("option", "unwritten"), [([], 0), (["--norandommap"], 0.37)])
+def test_a_random_write_pass_writes_every_block_with_fios_random_map(
+    option: list[str], unwritten: float
+) -> None:
+    """fio's default random map: one pass of 4 KiB random writes over 64 MiB writes each block once, so a
+    job file that preconditions with random writes leaves nothing unwritten; without the map (drawn with
+    replacement) about 1/e of the blocks are never written."""
+    drive = small_drive()
+    jobs = load_jobs(["--name=w", "--rw=randwrite", "--bs=4k", "--size=64m", "--iodepth=16", *option])
+    run_jobfile(drive, jobs)
+    read = drive.run(ssdlab.Workload(rw="read", bs="128k", size="64m"))
+    share = read.counters["unmapped_reads"] / (64 << 20 >> 12)
+    assert share == pytest.approx(unwritten, abs=0.02), share

@@ -213,7 +213,7 @@ EVERY_FIELD = Workload(
     bssplit="4k/50:64k/50", bsrange="4k-16k", bssplit_write="128k/100", bsrange_write="8k-32k",
     blockalign="8k", random_distribution="zipf:1.2",
     percentage_random=80, offset_increment="2m", startdelay="1s", rate="4m", rate_write="1m", fsync=8,
-    sync=True, loops=2, number_ios=1000, steadystate="iops:5%", steadystate_duration="10s",
+    sync=True, loops=2, number_ios=1000, randommap=True, steadystate="iops:5%", steadystate_duration="10s",
     steadystate_ramp_time="2s", steadystate_check_interval="2s", steadystate_group=True, exitall=True,
     exit_what="stonewall", group=3,
 )  # fmt: skip

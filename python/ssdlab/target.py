@@ -144,6 +144,7 @@ def fio_args(
         f"--randseed={int(n['seed']) & (2**63 - 1)}",  # fio reads a signed 64-bit seed
         f"--rwmixread={n['rwmixread']}",
         "--randrepeat=0",
+        *([] if n["randommap"] else ["--norandommap"]),
     ]
     # fio caps each direction at a rate; a write rate of its own follows a comma (trims take it too)
     for key, option in (("rate_iops", "rate_iops"), ("rate_bps", "rate")):

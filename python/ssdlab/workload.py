@@ -111,6 +111,11 @@ class Workload:
         Writes with FUA (fio's ``sync=1``).
     loops : int
         Passes over the region when not ``time_based``.
+    randommap : bool
+        fio's random map (fio's default; ``norandommap`` turns it off): a uniformly random job with one
+        block size visits each block of its region once a pass, in a random order. Off here by default
+        (blocks drawn with replacement, as the suites were calibrated); the fio runner turns it on as fio
+        does.
     number_ios : int
         fio's ``number_ios``: each job stops after this many IOs a pass (flushes not counted) if its size
         does not stop it first; ignored when ``time_based``, as in fio. 0 = no limit.
@@ -184,6 +189,7 @@ class Workload:
     sync: bool = False
     loops: int = 1
     number_ios: int = 0
+    randommap: bool = False
     steadystate: str = "iops_slope:0.01%"
     steadystate_duration: str | int | float = 0
     steadystate_ramp_time: str | int | float = 0
@@ -261,6 +267,7 @@ class Workload:
             "sync": self.sync,
             "loops": self.loops,
             "number_ios": self.number_ios,
+            "randommap": self.randommap,
             "steadystate": self.steadystate,
             "steadystate_duration_ns": parse_time_ns(self.steadystate_duration, "steadystate_duration"),
             "steadystate_ramp_time_ns": parse_time_ns(self.steadystate_ramp_time, "steadystate_ramp_time"),

@@ -80,7 +80,7 @@ DEFAULT_PERCENTILES = (
 
 #: fio's defaults where they differ from :class:`ssdlab.Workload`'s: rw is ``read``; the bandwidth and
 #: IOPS samples are 500 ms wide (``bwavgtime``).
-FIO_DEFAULTS: dict[str, object] = {"rw": "read", "interval": "500ms"}
+FIO_DEFAULTS: dict[str, object] = {"rw": "read", "interval": "500ms", "randommap": True}
 
 _INCLUDE_DEPTH = 16
 _VAR = re.compile(r"\$\{([^}]*)\}")

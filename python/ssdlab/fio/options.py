@@ -372,6 +372,12 @@ _TABLE: tuple[Option, ...] = (
     _workload("startdelay", _time("s"), "time, seconds by default"),
     _workload("loops", _whole, "1..1000000"),
     _workload("number_ios", _whole, "IOs per job and pass (0 = no limit)"),
+    _workload(
+        "norandommap",
+        lambda text, kb: not bool_option(text, kb),
+        "flag: random offsets drawn with replacement, not each block once a pass",
+        field="randommap",
+    ),
     _workload("rate", _rate, "bytes per second per job, each direction (read,write)"),
     _workload("thinktime_blocks", _whole, "IOs between think times"),
     _workload("fsync", _whole, "writes between flushes (0 = none)"),
@@ -429,7 +435,6 @@ _TABLE: tuple[Option, ...] = (
     _noted("randrepeat", "the simulation repeats bit for bit from its seed"),
     _noted("iopsavgtime", "the per-interval series has one width, bwavgtime"),
     _noted("refill_buffers", "ssdlab carries no data, only buffer_compress_percentage"),
-    _noted("norandommap", "ssdlab draws random offsets without a map"),
     # fio options ssdlab cannot honour yet.
     _noted("iodepth_batch", "each IO is submitted as its slot frees", "iodepth_batch_submit"),
     _noted("iodepth_batch_complete_min", "each completion is reaped at its time", "iodepth_batch_complete"),

@@ -111,6 +111,63 @@ impl std::str::FromStr for Distribution {
     }
 }
 
+/// fio's random map (`randommap`, its default): a random order of a region's `n` blocks that visits each
+/// exactly once a pass, then draws a new order. A keyed 4-round Feistel permutation of the next even power
+/// of two, walking past values outside the region (cycle walking), so it costs no memory per block.
+#[derive(Clone, Debug)]
+pub struct RandomMap {
+    n: u64,
+    half_bits: u32,
+    keys: [u64; 4],
+    /// Position in the permuted domain this pass (`0..1 << 2 * half_bits`).
+    i: u64,
+}
+
+impl RandomMap {
+    /// A map of `n` blocks, its first order drawn from `rng`.
+    pub fn new(n: u64, rng: &mut crate::engine::Rng) -> Self {
+        let bits = 64 - n.max(2).saturating_sub(1).leading_zeros();
+        let mut m = RandomMap { n: n.max(1), half_bits: bits.div_ceil(2).max(1), keys: [0; 4], i: 0 };
+        m.rekey(rng);
+        m
+    }
+
+    fn rekey(&mut self, rng: &mut crate::engine::Rng) {
+        use rand::RngExt;
+        for k in &mut self.keys {
+            *k = rng.random::<u64>();
+        }
+        self.i = 0;
+    }
+
+    fn permute(&self, x: u64) -> u64 {
+        let mask = (1u64 << self.half_bits) - 1;
+        let (mut l, mut r) = (x >> self.half_bits, x & mask);
+        for &k in &self.keys {
+            // a splitmix64-style round function of the right half and the round key
+            let mut f = (r ^ k).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            f ^= f >> 31;
+            (l, r) = (r, (l ^ f) & mask);
+        }
+        (l << self.half_bits) | r
+    }
+
+    /// The next block of this pass; a new pass (a new order) once every block has come up.
+    pub fn next(&mut self, rng: &mut crate::engine::Rng) -> u64 {
+        let domain = 1u64 << (2 * self.half_bits);
+        loop {
+            if self.i == domain {
+                self.rekey(rng);
+            }
+            let x = self.permute(self.i);
+            self.i += 1;
+            if x < self.n {
+                return x;
+            }
+        }
+    }
+}
+
 /// Block sizes of one direction: one size, a range (`bsrange=lo-hi`: multiples of lo) or a weighted split
 /// (`bssplit=4096/50:65536/50`; sizes without a percentage share what is left equally).
 #[derive(Clone, Debug, PartialEq)]
@@ -364,6 +421,23 @@ mod tests {
         let c = counts(&Distribution::parse("zoned:80/20:20/80").unwrap(), 100, 100_000);
         let hot: u64 = c[..20].iter().sum();
         assert!((hot as f64 / 100_000.0 - 0.8).abs() < 0.01, "{hot}");
+    }
+
+    #[test]
+    fn the_random_map_visits_every_block_once_a_pass() {
+        let mut rng = stream(5, 0);
+        for n in [1u64, 2, 3, 1000, 4097] {
+            let mut map = RandomMap::new(n, &mut rng);
+            for _pass in 0..2 {
+                let mut seen: Vec<u64> = (0..n).map(|_| map.next(&mut rng)).collect();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "n = {n}");
+            }
+        }
+        // and the order is not the identity
+        let mut map = RandomMap::new(1000, &mut rng);
+        let first: Vec<u64> = (0..10).map(|_| map.next(&mut rng)).collect();
+        assert_ne!(first, (0..10).collect::<Vec<_>>());
     }
 
     #[test]

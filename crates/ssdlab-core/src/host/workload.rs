@@ -217,6 +217,10 @@ pub struct Workload {
     pub sync: bool,
     /// Passes over the region when not `time_based` (fio's `loops`).
     pub loops: u32,
+    /// fio's random map (its default; `norandommap` turns it off): a uniformly random job with one block
+    /// size visits each block of its region once a pass, in a random order, instead of drawing blocks with
+    /// replacement (which leaves ~37% of them untouched after one region's worth of IO).
+    pub randommap: bool,
     /// fio's `number_ios`: each job stops after this many reads, writes and trims per pass (flushes not
     /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio.
     /// 0 = no limit.
@@ -302,6 +306,7 @@ impl Default for Workload {
             sync: false,
             loops: 1,
             number_ios: 0,
+            randommap: false,
             steadystate: SsCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_time_ns: 0,
@@ -551,6 +556,7 @@ impl Workload {
         "sync",
         "loops",
         "number_ios",
+        "randommap",
         "steadystate",
         "steadystate_duration_ns",
         "steadystate_ramp_time_ns",
@@ -611,8 +617,9 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" | "sync" | "steadystate_group" | "exitall" => match value {
+            "time_based" | "sync" | "steadystate_group" | "exitall" | "randommap" => match value {
                 FieldValue::Bool(b) if key == "sync" => self.sync = b,
+                FieldValue::Bool(b) if key == "randommap" => self.randommap = b,
                 FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
                 FieldValue::Bool(b) if key == "exitall" => self.exitall = b,
                 FieldValue::Bool(b) => self.time_based = b,
