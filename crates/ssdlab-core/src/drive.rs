@@ -1194,6 +1194,23 @@ impl Drive {
 }
 
 impl RunResult {
+    /// fio's reporting groups of a run whose job specs (`specs`, as the run was given them) name more than
+    /// one `group`: each group's jobs added up ([`RunStats::absorb`]), in order of first appearance. Empty
+    /// when every spec is in one group: the run's `stats` are that group.
+    pub fn groups(&self, specs: &[Workload]) -> Vec<(u32, RunStats)> {
+        let mut groups: Vec<(u32, RunStats)> = Vec::new();
+        if specs.iter().all(|w| w.group == specs[0].group) {
+            return groups;
+        }
+        for (w, stats) in specs.iter().zip(&self.jobs) {
+            match groups.iter_mut().find(|(id, _)| *id == w.group) {
+                Some((_, sum)) => sum.absorb(stats),
+                None => groups.push((w.group, stats.clone())),
+            }
+        }
+        groups
+    }
+
     /// A counter's change over the run by name; a name not in the registry is an error naming close
     /// matches. In Rust, `r.counters[Counter::waf]` checks the name at compile time.
     pub fn counter(&self, name: &str) -> Result<f64, UnknownCounter> {

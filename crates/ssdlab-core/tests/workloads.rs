@@ -281,6 +281,25 @@ fn exitall_stops_its_group_when_one_job_finishes_as_fio() {
     }
 }
 
+#[test]
+fn a_run_of_several_reporting_groups_adds_up_each_groups_jobs() {
+    // two readers in group 0, a writer in group 1: fio's group_reporting of each group
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    fill(&mut d, 1 << 30);
+    let reader = Workload { rw: Rw::RandRead, size: 1 << 30, io_size: 8 << 20, ..Workload::default() };
+    let writer = Workload { offset: 2 << 30, group: 1, ..paced_writer() };
+    let specs = [reader.clone(), reader, writer];
+    let r = d.clone().run_jobs(&specs, &mut |_| true).unwrap();
+    let groups = r.groups(&specs);
+    assert_eq!(groups.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 1]);
+    let (readers, writers) = (&groups[0].1, &groups[1].1);
+    assert_eq!(readers.read.ios, r.jobs[0].read.ios + r.jobs[1].read.ios);
+    assert_eq!(readers.lat_read.count(), readers.read.ios);
+    assert_eq!((writers.write.ios, writers.read.ios), (r.jobs[2].write.ios, 0));
+    // one group: the run is the group
+    assert!(d.run_jobs(&specs[..2], &mut |_| true).unwrap().groups(&specs[..2]).is_empty());
+}
+
 /// 1,000 random writes a second for 10 s.
 fn paced_writer() -> Workload {
     Workload {

@@ -73,8 +73,7 @@ impl NativeDrive {
         let drive = &mut slf.drive;
         let mut reports = PyProgress::new(progress);
         let outcome = py.detach(|| guarded(|| drive.run_jobs(&specs, &mut |f| reports.report(f))));
-        let group_of: Vec<u32> = specs.iter().map(|w| w.group).collect();
-        reports.finish(py, outcome, "run").and_then(|r| NativeResult::from_run(py, r, &group_of))
+        reports.finish(py, outcome, "run").and_then(|r| NativeResult::from_run(py, r, &specs))
     }
 
     /// Submit one command at the drive's current time; returns its id. `op`: read, write, trim, flush.

@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdlab_core::stats::RunStats;
-use ssdlab_core::{Counters, Latency, RunResult, SteadyReport};
+use ssdlab_core::{Counters, Latency, RunResult, SteadyReport, Workload};
 use std::sync::Arc;
 
 /// What one `NativeDrive.run` measured.
@@ -68,19 +68,11 @@ impl NativeResult {
         }
     }
 
-    /// A whole run: the group's measurements, the counters, and one entry per job spec; with the specs'
-    /// reporting groups (`group_of`, one per job) naming more than one, each group's jobs as one too.
-    pub fn from_run(py: Python<'_>, r: RunResult, group_of: &[u32]) -> PyResult<Self> {
-        let mut groups: Vec<(u32, RunStats)> = Vec::new();
-        if group_of.iter().any(|&g| g != group_of[0]) {
-            for (&g, stats) in group_of.iter().zip(&r.jobs) {
-                match groups.iter_mut().find(|(id, _)| *id == g) {
-                    Some((_, sum)) => sum.absorb(stats),
-                    None => groups.push((g, stats.clone())),
-                }
-            }
-        }
-        let groups = groups
+    /// A whole run: the group's measurements, the counters, and one entry per job spec; with the job
+    /// specs (`specs`, as the run was given them) in more than one reporting group, each group as one too.
+    pub fn from_run(py: Python<'_>, r: RunResult, specs: &[Workload]) -> PyResult<Self> {
+        let groups = r
+            .groups(specs)
             .into_iter()
             .map(|(g, s)| Ok((g, Py::new(py, NativeResult::from_stats(s))?)))
             .collect::<PyResult<Vec<_>>>()?;

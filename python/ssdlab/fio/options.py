@@ -210,9 +210,9 @@ def _per_direction(text: str | None, parse: Callable[[str], str], field: str) ->
         raise OptionValueError("takes at most read,write,trim values")
     if len(parts) == 3 and parts[2] and parts[2] != parts[1]:
         raise OptionValueError("trims take the writes' sizes in ssdlab: give the trim part the write part")
-    read = parse(parts[0]) if parts[0] else ""
-    if not read:
+    if not parts[0]:
         raise OptionValueError("needs the reads' sizes first (READ,WRITE)")
+    read = parse(parts[0])
     if len(parts) == 1:
         return read
     return Fields({field: read, f"{field}_write": parse(parts[1]) if parts[1] else read})

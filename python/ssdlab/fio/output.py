@@ -140,8 +140,8 @@ def _bs_range(w: Workload, write: bool) -> str:
     >>> _bs_range(Workload(bssplit="4k/50:64k/50", bssplit_write="128k"), True)
     '131072B-131072B'
     """
-    split = w.bssplit_write if write and (w.bssplit_write or w.bsrange_write) else w.bssplit
-    span = w.bsrange_write if write and (w.bssplit_write or w.bsrange_write) else w.bsrange
+    own = write and (w.bssplit_write or w.bsrange_write)  # the writes' own sizes, else both directions'
+    split, span = (w.bssplit_write, w.bsrange_write) if own else (w.bssplit, w.bsrange)
     if split:
         sizes = [parse_size(part.partition("/")[0], "bssplit") for part in split.split(":")]
     elif span:

@@ -633,18 +633,21 @@ impl Workload {
                         value,
                     ));
                 };
-                match key {
-                    "bssplit" => self.block_sizes = Some(BlockSizes::parse_split(&text)?),
-                    "bsrange" => self.block_sizes = Some(BlockSizes::parse_range(&text)?),
-                    "bssplit_write" => {
-                        self.block_sizes_write =
-                            Some(BlockSizes::parse_split(&text).map_err(|e| e.renamed(key))?)
-                    }
-                    "bsrange_write" => {
-                        self.block_sizes_write =
-                            Some(BlockSizes::parse_range(&text).map_err(|e| e.renamed(key))?)
-                    }
-                    _ => self.random_distribution = Distribution::parse(&text)?,
+                if key == "random_distribution" {
+                    self.random_distribution = Distribution::parse(&text)?;
+                } else {
+                    // the writes' own sizes (`_write`) are parsed as both directions' and named as given
+                    let sizes = if key.starts_with("bssplit") {
+                        BlockSizes::parse_split(&text)
+                    } else {
+                        BlockSizes::parse_range(&text)
+                    };
+                    let slot = if key.ends_with("_write") {
+                        &mut self.block_sizes_write
+                    } else {
+                        &mut self.block_sizes
+                    };
+                    *slot = Some(sizes.map_err(|e| e.renamed(key))?);
                 }
             }
             "exit_what" => match value {
