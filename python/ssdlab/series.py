@@ -96,7 +96,7 @@ def label(workloads: list[Workload]) -> str:
     """
     parts = []
     for w in workloads:
-        rw = f"{w.rw}{w.rwmixread}" if w.rw in ("randrw", "rw", "readwrite") else w.rw
+        rw = f"{w.rw}{w.rwmixread}" if w.mixed else w.rw
         bs = w.bs if isinstance(w.bs, str) else _size(int(w.bs))
         parts.append(f"{rw} {bs} QD{w.iodepth} T{w.numjobs}")
     return " + ".join(parts)

@@ -204,6 +204,17 @@ class Workload:
         # units; the names, types and ranges are the engine's (the size checks wait for the drive).
         check_workload(self.to_native())
 
+    @property
+    def mixed(self) -> bool:
+        """Whether the workload mixes reads and writes (``rw``, ``readwrite``, ``randrw``; ``rwmixread``).
+
+        Examples
+        --------
+        >>> Workload(rw="randrw").mixed, Workload(rw="randwrite").mixed
+        (True, False)
+        """
+        return self.rw in ("rw", "readwrite", "randrw")
+
     def check_fits(self, capacity_bytes: int) -> None:
         """Raise :class:`ssdlab.WorkloadError` for every problem against a drive of ``capacity_bytes`` (the
         size checks a run makes: the region, the IO count), before any run.

@@ -46,10 +46,10 @@ _KINDS: dict[str, tuple[tuple[str, ...], tuple[str, str], float]] = {
 
 def _directions(job: FioJob) -> tuple[int, ...]:
     """fio's direction numbers the job logs: 0 = reads, 1 = writes (and trims)."""
-    rw = job.workload.rw
-    if rw in ("rw", "readwrite", "randrw"):
+    w = job.workload
+    if w.mixed:
         return (0, 1)
-    return (0,) if "read" in rw else (1,)
+    return (0,) if "read" in w.rw else (1,)
 
 
 def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, zero: bool) -> list[str]:
