@@ -716,6 +716,21 @@ def test_reads_and_writes_take_their_own_bssplit_as_real_fio_does(tmp_path: Path
         assert write["io_bytes"] == 65536 * write["total_ios"]
 
 
+@pytest.mark.parametrize("option", [[], ["--norandommap"]])
+def test_a_random_pass_of_mixed_sizes_moves_what_real_fio_moves(tmp_path: Path, option: list[str]) -> None:
+    """fio's random map with mixed block sizes: each 4 KiB block is written once a pass, an IO cut short
+    where it meets one already written, so a 64 MiB pass moves exactly 64 MiB in more IOs than its sizes
+    alone would take (~3,100, not ~1,900); without the map the IOs land anywhere and keep their sizes."""
+    job = ["--name=s", "--rw=randwrite", "--size=64m", "--bssplit=4k/50:64k/50", *option]
+    fio = real_fio("--ioengine=null", *job, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    theirs, ours = (doc["jobs"][0]["write"] for doc in (fio, json.loads(done.stdout)))  # type: ignore[index]
+    if not option:
+        assert theirs["io_bytes"] == ours["io_bytes"] == 64 << 20
+    assert ours["total_ios"] == pytest.approx(theirs["total_ios"], rel=0.1)
+
+
 @pytest.mark.parametrize(("option", "unwritten"), [([], 0), (["--norandommap"], 0.37)])
 def test_a_random_write_pass_writes_every_block_with_fios_random_map(
     option: list[str], unwritten: float

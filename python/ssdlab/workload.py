@@ -112,8 +112,9 @@ class Workload:
     loops : int
         Passes over the region when not ``time_based``.
     randommap : bool
-        fio's random map (fio's default; ``norandommap`` turns it off): a uniformly random job with one
-        block size visits each block of its region once a pass, in a random order. Off here by default
+        fio's random map (fio's default; ``norandommap`` turns it off): a uniformly random job visits
+        each block of its region once a pass, in a random order (with mixed sizes an IO is cut short where
+        it meets a block already touched, as in fio). Off here by default
         (blocks drawn with replacement, as the suites were calibrated); the fio runner turns it on as fio
         does.
     number_ios : int

@@ -1,7 +1,7 @@
 //! One fio job: where its next IO goes, and whether it is done.
 
 use super::command::{Command, Op};
-use super::offsets::{BlockSizes, Distribution, RandomMap, SlotDraw};
+use super::offsets::{BlockMap, BlockSizes, Distribution, RandomMap, SlotDraw};
 use super::workload::{Rw, Workload};
 use crate::engine::{stream, Ns, Rng, NS_PER_S};
 use rand::RngExt;
@@ -30,6 +30,8 @@ pub struct Job {
     next_off: u64,
     /// fio's random map of a simple random job (`randommap`): each block once a pass.
     map: Option<RandomMap>,
+    /// fio's random map of a uniformly random job whose IO sizes vary: a bit a smallest block.
+    block_map: Option<BlockMap>,
     /// A simple random job's next draw (op, block), made one IO early so that the drive can fetch the
     /// map entry it will look up while it works on this one (the draws and their order are unchanged).
     ahead: Option<(Op, u64)>,
@@ -111,6 +113,12 @@ impl Job {
         let span = w.span(capacity);
         let clones = Ns::from(w.numjobs.max(1));
         let (read_sizes, write_sizes) = (w.sizes(false), w.sizes(true));
+        // the smallest IO of each direction the job moves
+        let (least_read, least_write) = match w.rw {
+            Rw::Read | Rw::RandRead => (read_sizes.min(), read_sizes.min()),
+            Rw::Write | Rw::RandWrite | Rw::Trim | Rw::RandTrim => (write_sizes.min(), write_sizes.min()),
+            Rw::ReadWrite | Rw::RandRw => (read_sizes.min(), write_sizes.min()),
+        };
         let min_bs = w.min_bs();
         let align = if w.blockalign == 0 { min_bs } else { w.blockalign };
         let slots = (span.saturating_sub(min_bs) / align + 1).max(1);
@@ -138,6 +146,7 @@ impl Job {
             seq_skip: w.seq_skip,
             next_off: 0,
             map: None,
+            block_map: None,
             ahead: None,
             rwmixread: w.rwmixread,
             compress_pct: w.buffer_compress_percentage,
@@ -171,8 +180,17 @@ impl Job {
             p.start = begin;
         }
         job.next_issue = begin;
-        if w.randommap && simple && w.rw.is_random() {
-            job.map = Some(RandomMap::new(job.blocks, &mut job.rng));
+        if w.randommap && w.rw.is_random() {
+            if simple {
+                job.map = Some(RandomMap::new(job.blocks, &mut job.rng));
+            } else if align == least_read
+                && least_read == least_write
+                && w.random_distribution == Distribution::Uniform
+            {
+                // as fio: a skewed distribution or a blockalign turns the map off; so here do smallest
+                // sizes that differ by direction (fio counts a write's blocks in its own size there)
+                job.block_map = Some(BlockMap::new(span / align));
+            }
         }
         job
     }
@@ -330,14 +348,27 @@ impl Job {
         let len = sizes.draw(&mut self.rng);
         let random = self.rw.is_random()
             && (self.percentage_random == 100 || self.rng.random_range(0..100) < self.percentage_random);
-        let offset = if random {
+        let (offset, len) = if random {
             // the slots where an IO of this length still fits the region
             let fit = (self.span - len) / self.align + 1;
-            self.draw.draw(&mut self.rng, self.slots).min(fit - 1) * self.align
+            let slot = self.draw.draw(&mut self.rng, self.slots).min(fit - 1);
+            match &mut self.block_map {
+                None => (slot * self.align, len),
+                Some(map) => {
+                    if map.full() {
+                        map.clear();
+                    }
+                    // fio: the next untouched block if this one was, and the IO cut short at the first
+                    // touched block after it
+                    let b = map.next_free(slot).expect("a map with a block untouched");
+                    let touched = map.touch(b, len.div_ceil(self.align));
+                    (b * self.align, len.min(touched * self.align))
+                }
+            }
         } else if self.next_off + len > self.span {
-            0
+            (0, len)
         } else {
-            self.next_off
+            (self.next_off, len)
         };
         self.next_off = offset + len + if random { 0 } else { self.seq_skip };
         if self.next_off >= self.span {
@@ -521,6 +552,44 @@ mod tests {
         assert_eq!(distinct(true), 256);
         let without = distinct(false);
         assert!((140..190).contains(&without), "{without}"); // 256 x (1 - 1/e) = 162
+    }
+
+    #[test]
+    fn with_mixed_sizes_the_random_map_covers_each_block_once_a_pass_cutting_ios_short() {
+        // 4 and 64 KiB random writes over 1 MiB, two passes (fio's axmap): every 4 KiB block is written
+        // exactly once a pass, so the job moves 2 MiB; an IO meeting a block already written stops there
+        let w = Workload {
+            rw: Rw::RandWrite,
+            size: 1 << 20,
+            loops: 2,
+            block_sizes: Some(BlockSizes::parse_split("4096/50:65536/50").unwrap()),
+            randommap: true,
+            ..Workload::default()
+        };
+        let mut job = Job::new(&w, 0, 0, CAP, 0);
+        let (mut writes, mut bytes, mut cut) = (vec![0u32; 256], 0, 0);
+        while !job.done {
+            let c = job.next_io();
+            assert!(c.offset.is_multiple_of(4096) && c.offset + c.len <= 1 << 20, "{c:?}");
+            cut += u32::from(c.len != 4096 && c.len != 65536);
+            bytes += c.len;
+            for b in c.offset / 4096..(c.offset + c.len) / 4096 {
+                writes[b as usize] += 1;
+            }
+        }
+        assert_eq!(bytes, 2 << 20);
+        assert!(writes.iter().all(|&k| k == 2), "each block once a pass");
+        assert!(cut > 0, "some 64 KiB writes were cut short");
+        // without the map the same bytes overlap: some blocks written more often, some never
+        let mut job = Job::new(&Workload { randommap: false, ..w }, 0, 0, CAP, 0);
+        let mut writes = vec![0u32; 256];
+        while !job.done {
+            let c = job.next_io();
+            for b in c.offset / 4096..(c.offset + c.len) / 4096 {
+                writes[b as usize] += 1;
+            }
+        }
+        assert!(writes.contains(&0) && writes.iter().any(|&k| k > 2));
     }
 
     #[test]

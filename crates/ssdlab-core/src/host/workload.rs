@@ -217,9 +217,10 @@ pub struct Workload {
     pub sync: bool,
     /// Passes over the region when not `time_based` (fio's `loops`).
     pub loops: u32,
-    /// fio's random map (its default; `norandommap` turns it off): a uniformly random job with one block
-    /// size visits each block of its region once a pass, in a random order, instead of drawing blocks with
-    /// replacement (which leaves ~37% of them untouched after one region's worth of IO).
+    /// fio's random map (its default; `norandommap` turns it off): a uniformly random job visits each
+    /// block of its region once a pass, in a random order, instead of drawing blocks with replacement
+    /// (which leaves ~37% of them untouched after one region's worth of IO); with mixed sizes an IO is
+    /// cut short where it meets a block already touched, as in fio.
     pub randommap: bool,
     /// fio's `number_ios`: each job stops after this many reads, writes and trims per pass (flushes not
     /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio.
