@@ -777,7 +777,7 @@ impl Drive {
                     rj.job.since_think = 0;
                     let wake = t.saturating_add(w.thinktime_ns);
                     if wake >= stops[rj.spec] {
-                        rj.job.done = true;
+                        (rj.job.done, rj.job.stopped) = (true, true);
                     } else {
                         wakeups.push(wake, Event::Issue { job });
                     }
@@ -788,6 +788,14 @@ impl Drive {
             }
         }
         progress(1.0);
+        // fio counts a job's runtime to its exit: a job stopped while it waited to issue (a rate's next
+        // IO, a think time) ran until it was stopped
+        for rj in jobs.iter().filter(|rj| rj.job.stopped) {
+            group.stopped_at(stops[rj.spec]);
+            per_spec[rj.spec].stopped_at(stops[rj.spec]);
+        }
+        // the drive idles until then (its background work goes on)
+        self.advance(self.now.max(group.end));
         self.end_power(&mut group);
         for (s, stats) in per_spec.iter_mut().enumerate() {
             stats.steadystate = tracker_of[s].map(|k| trackers[k].report().clone());
@@ -884,7 +892,7 @@ impl Drive {
         let mut bytes = 0;
         while jb.outstanding < jb.iodepth && !jb.done {
             if t >= stop_issue {
-                jb.done = true;
+                (jb.done, jb.stopped) = (true, true);
                 break;
             }
             if let Some(sleep) = jb.quiesce_sleep {
@@ -912,7 +920,7 @@ impl Drive {
             if let Err(due) = due {
                 if due >= stop_issue {
                     // the run is over for this job before it may issue again
-                    jb.done = true;
+                    (jb.done, jb.stopped) = (true, true);
                     break;
                 }
                 if !jb.issue_pending {

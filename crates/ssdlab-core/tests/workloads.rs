@@ -282,6 +282,23 @@ fn exitall_stops_its_group_when_one_job_finishes_as_fio() {
 }
 
 #[test]
+fn a_job_stopped_while_it_waits_to_issue_ran_until_it_was_stopped_as_fio_counts_it() {
+    // 3 IOPS for 1 s: its last IO completes at ~0.67 s, but fio's runtime is the whole second the job
+    // ran (it slept to its next IO, due after the end), and bandwidth is reckoned over that second
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    let slow = Workload { rate_iops: 3, runtime_ns: SEC, ..paced_writer() };
+    let before = d.now_ns();
+    let r = d.run_jobs(std::slice::from_ref(&slow), &mut |_| true).unwrap();
+    assert_eq!((r.stats.write.ios, r.stats.elapsed_ns()), (3, SEC));
+    assert_eq!(d.now_ns() - before, SEC, "the drive idled until the run's end");
+    // stopped by another job's exitall: it ran until that job finished
+    let reader = Workload { rw: Rw::RandRead, io_size: 16 << 20, exitall: true, ..Workload::default() };
+    let r = d.run_jobs(&[reader, Workload { runtime_ns: 10 * SEC, ..slow }], &mut |_| true).unwrap();
+    let (read_end, ran) = (r.jobs[0].elapsed_ns(), r.jobs[1].elapsed_ns());
+    assert!(ran >= read_end && ran < read_end + 1_000_000, "reader {read_end} ns, slow writer {ran} ns");
+}
+
+#[test]
 fn a_run_of_several_reporting_groups_adds_up_each_groups_jobs() {
     // two readers in group 0, a writer in group 1: fio's group_reporting of each group
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);

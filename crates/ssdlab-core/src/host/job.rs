@@ -65,6 +65,9 @@ pub struct Job {
     pub quiesce_sleep: Option<Ns>,
     /// The job has issued everything it will.
     pub done: bool,
+    /// It was done because the run stopped it (its runtime, an `exitall`, a steady state), not because
+    /// it had issued all it would.
+    pub stopped: bool,
 }
 
 /// One direction's rate, as fio paces it (`rate_process=linear`): bytes per second (`rate`, or `rate_iops` x
@@ -171,6 +174,7 @@ impl Job {
             issue_pending: false,
             quiesce_sleep: None,
             done: false,
+            stopped: false,
         };
         // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate and
         // drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).

@@ -78,8 +78,9 @@ pub struct DirTotals {
 pub struct RunStats {
     /// Time measurement started (after the ramp).
     pub measure_start: Ns,
-    /// Time of the last completion.
-    pub last_completion: Ns,
+    /// End of the measurement: the last completion, or later when a job waiting to issue was stopped
+    /// by its runtime, an `exitall` or a steady state (fio counts a job's runtime to its exit).
+    pub end: Ns,
     /// Reads.
     pub read: DirTotals,
     /// Writes.
@@ -109,7 +110,7 @@ impl RunStats {
     pub fn new(measure_start: Ns, interval_ns: Ns) -> Self {
         RunStats {
             measure_start,
-            last_completion: measure_start,
+            end: measure_start,
             read: DirTotals::default(),
             write: DirTotals::default(),
             trim: DirTotals::default(),
@@ -148,7 +149,7 @@ impl RunStats {
             _ => (0, 0),
         };
         self.series.record(c.complete_ns - self.measure_start, rb, wb, lat);
-        self.last_completion = self.last_completion.max(c.complete_ns);
+        self.end = self.end.max(c.complete_ns);
     }
 
     /// Put the run's power samples into its series ([`Series::set_power`]) and keep their summary.
@@ -172,7 +173,7 @@ impl RunStats {
         } else {
             self.series.absorb(&other.series, shift);
         }
-        self.last_completion = self.last_completion.max(other.last_completion);
+        self.end = self.end.max(other.end);
         for (mine, theirs) in [
             (&mut self.read, &other.read),
             (&mut self.write, &other.write),
@@ -192,8 +193,14 @@ impl RunStats {
         }
     }
 
-    /// Simulated time from the end of ramp to the last completion.
+    /// Simulated time from the end of ramp to the end of the measurement.
     pub fn elapsed_ns(&self) -> Ns {
-        self.last_completion - self.measure_start
+        self.end - self.measure_start
+    }
+
+    /// A job of these statistics was stopped at `t` while waiting to issue: the measurement lasts at
+    /// least until then.
+    pub fn stopped_at(&mut self, t: Ns) {
+        self.end = self.end.max(t);
     }
 }
