@@ -716,6 +716,18 @@ def test_reads_and_writes_take_their_own_bssplit_as_real_fio_does(tmp_path: Path
         assert write["io_bytes"] == 65536 * write["total_ios"]
 
 
+def test_a_poisson_rate_process_issues_what_real_fio_issues(tmp_path: Path) -> None:
+    """fio's rate_process=poisson: 500 IOPS for 2 s as open-loop arrivals, ~1,000 IOs (fio 3.33: ~930;
+    both draw their own exponential gaps, so the counts differ by chance only)."""
+    job = ["--name=s", "--rw=randread", "--size=64m", "--rate_iops=500", "--runtime=2", "--time_based"]
+    job.append("--rate_process=poisson")
+    fio = real_fio("--ioengine=null", *job, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    theirs, ours = (doc["jobs"][0]["read"]["total_ios"] for doc in (fio, json.loads(done.stdout)))  # type: ignore[index]
+    assert 850 <= theirs <= 1150 and 850 <= ours <= 1150, (theirs, ours)
+
+
 @pytest.mark.parametrize("option", [[], ["--norandommap"]])
 def test_a_random_pass_of_mixed_sizes_moves_what_real_fio_moves(tmp_path: Path, option: list[str]) -> None:
     """fio's random map with mixed block sizes: each 4 KiB block is written once a pass, an IO cut short

@@ -35,6 +35,7 @@ def test_defaults_are_fio_like() -> None:
         "offset_increment": 0,
         "startdelay_ns": 0,
         "rate_bps": 0,
+        "rate_process": "linear",  # fio: IOs evenly spaced at the rate
         "thinktime_blocks": 1,
         "fsync": 0,
         "sync": False,

@@ -102,6 +102,7 @@ _FIO_OPTIONS = (
     ("number_ios", "number_ios"),
     ("exitall", "exitall"),
     ("exit_what", "exit_what"),
+    ("rate_process", "rate_process"),
     ("steadystate_group", "group_reporting"),  # fio judges a reporting group's steady state as one
 )
 #: Steady state reaches fio only with its duration set (fio checks nothing without ss_dur).

@@ -103,6 +103,10 @@ class Workload:
         Bytes per second per job in each direction (0 = unlimited), e.g. ``"10m"``.
     rate_write : int, str or None
         The writes' (and trims') own bytes per second (None = ``rate``; 0 = unlimited).
+    rate_process : str
+        How rated IOs are spaced (fio's ``rate_process``): ``linear`` (each when the bytes issued are due
+        at the rate) or ``poisson`` (open-loop arrivals: exponential gaps whose mean is one smallest IO
+        at the rate, seeded).
     thinktime_blocks : int
         IOs issued between think times.
     fsync : int
@@ -185,6 +189,7 @@ class Workload:
     startdelay: str | int | float = 0
     rate: int | str = 0
     rate_write: int | str | None = None
+    rate_process: str = "linear"
     thinktime_blocks: int = 1
     fsync: int = 0
     sync: bool = False
@@ -274,6 +279,7 @@ class Workload:
                 if self.rate_write is None
                 else {"rate_bps_write": parse_size(self.rate_write, "rate_write")}
             ),
+            "rate_process": self.rate_process,
             "thinktime_blocks": self.thinktime_blocks,
             "fsync": self.fsync,
             "sync": self.sync,

@@ -32,9 +32,9 @@ pub use config::{ConfigError, DriveConfig, Problem};
 pub use drive::{Drive, PowerCutReport, ReplayOptions, RunResult, Timing};
 pub use error::SimError;
 pub use host::{
-    BlockSizes, Command, Completion, Distribution, ExitWhat, FieldValue, Job, Op, Rw, SsCriterion, SsMetric,
-    Status, SteadyReport, TraceError, TraceFormat, TraceReader, TraceRecord, Workload, WorkloadError,
-    SECTOR_BYTES,
+    BlockSizes, Command, Completion, Distribution, ExitWhat, FieldValue, Job, Op, RateProcess, Rw,
+    SsCriterion, SsMetric, Status, SteadyReport, TraceError, TraceFormat, TraceReader, TraceRecord, Workload,
+    WorkloadError, SECTOR_BYTES,
 };
 pub use stats::{Counter, Counters, Latency, RunStats, Series};
 

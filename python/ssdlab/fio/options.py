@@ -379,6 +379,7 @@ _TABLE: tuple[Option, ...] = (
         field="randommap",
     ),
     _workload("rate", _rate, "bytes per second per job, each direction (read,write)"),
+    _workload("rate_process", _text, "linear or poisson: how rated IOs are spaced"),
     _workload("thinktime_blocks", _whole, "IOs between think times"),
     _workload("fsync", _whole, "writes between flushes (0 = none)"),
     _workload("fdatasync", _whole, "writes between flushes (0 = none)", field="fsync"),

@@ -2,9 +2,12 @@
 
 use super::command::{Command, Op};
 use super::offsets::{BlockMap, BlockSizes, Distribution, RandomMap, SlotDraw};
-use super::workload::{Rw, Workload};
+use super::workload::{RateProcess, Rw, Workload};
 use crate::engine::{stream, Ns, Rng, NS_PER_S};
 use rand::RngExt;
+
+/// Salt of the streams Poisson rate gaps are drawn from (apart from the job's own offsets and sizes).
+const POISSON_STREAMS: u64 = 0x5051_5353_4F4E;
 
 #[derive(Clone, Debug)]
 /// One fio job of a run: the IOs it issues next (from its own random stream) and its queue.
@@ -70,36 +73,65 @@ pub struct Job {
     pub stopped: bool,
 }
 
-/// One direction's rate, as fio paces it (`rate_process=linear`): bytes per second (`rate`, or `rate_iops` x
-/// the direction's smallest block), and the bytes issued so far; the next IO is due when they are.
-#[derive(Clone, Copy, Debug, Default)]
+/// One direction's rate, as fio paces it: bytes per second (`rate`, or `rate_iops` x the direction's
+/// smallest block), and what has been issued so far. The next IO is due when the bytes issued are at the
+/// rate (`rate_process=linear`), or, when each IO rather than each byte is paced, one gap after the last:
+/// a fixed gap (`rate_iops` with `bssplit`, as fio) or one drawn from an exponential distribution
+/// (`rate_process=poisson`).
+#[derive(Clone, Debug, Default)]
 struct Pace {
     /// 0 = unlimited.
     bps: u64,
+    /// Each IO paced, not each byte: the mean gap between IOs (0 = paced by bytes).
+    gap_ns: Ns,
+    /// Poisson arrivals: the stream their gaps are drawn from.
+    poisson: Option<Rng>,
     start: Ns,
     issued: u64,
+    /// When paced by IOs: the next IO's due time, from `start`.
+    next_ns: Ns,
 }
 
 impl Pace {
-    /// Unstarted: [`Job::new`] sets when it starts.
-    fn new(rate_bps: u64, rate_iops: u64, min_bs: u64) -> Self {
+    /// Unstarted: [`Job::new`] sets when it starts. `per_io`: pace IOs, not bytes, at one IO of `min_bs`
+    /// a gap; `poisson`: draw the gaps (from that stream).
+    fn new(rate_bps: u64, rate_iops: u64, min_bs: u64, per_io: bool, poisson: Option<Rng>) -> Self {
         let bps = if rate_bps > 0 { rate_bps } else { rate_iops.saturating_mul(min_bs) };
-        Pace { bps, start: 0, issued: 0 }
+        let paced_by_io = bps > 0 && (per_io || poisson.is_some());
+        let gap_ns =
+            if paced_by_io { (u128::from(min_bs) * u128::from(NS_PER_S) / u128::from(bps)) as Ns } else { 0 };
+        Pace { bps, gap_ns, poisson: poisson.filter(|_| paced_by_io), ..Pace::default() }
     }
 
     /// When the next IO of this direction may go (`start` when unlimited).
     fn due(&self) -> Ns {
-        match self.bps {
-            0 => self.start,
-            r => self.start + (u128::from(self.issued) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+        match (self.bps, self.gap_ns) {
+            (0, _) => self.start,
+            (r, 0) => {
+                self.start + (u128::from(self.issued) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns
+            }
+            _ => self.start + self.next_ns,
+        }
+    }
+
+    /// An IO of `len` bytes was issued: the next one is due that much later.
+    fn issue(&mut self, len: u64) {
+        self.issued += len;
+        if self.gap_ns > 0 {
+            self.next_ns += match &mut self.poisson {
+                // an exponential gap with the mean: -ln(U), U in (0, 1]
+                Some(rng) => (self.gap_ns as f64 * -(1.0 - rng.random::<f64>()).ln()) as Ns,
+                None => self.gap_ns,
+            };
         }
     }
 
     /// Time one IO of `len` bytes takes at this rate (0 when unlimited).
     fn interval(&self, len: u64) -> Ns {
-        match self.bps {
-            0 => 0,
-            r => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+        match (self.bps, self.gap_ns) {
+            (0, _) => 0,
+            (r, 0) => (u128::from(len) * u128::from(NS_PER_S)).div_ceil(u128::from(r)) as Ns,
+            (_, gap) => gap,
         }
     }
 }
@@ -156,10 +188,7 @@ impl Job {
             fua: w.sync,
             fsync: w.fsync,
             writes_since_flush: 0,
-            pace: [
-                Pace::new(w.rate_bps, w.rate_iops, w.sizes(false).min()),
-                Pace::new(w.write_rates().1, w.write_rates().0, w.sizes(true).min()),
-            ],
+            pace: [Pace::default(), Pace::default()],
             next_op: None,
             thinktime_blocks: w.thinktime_blocks,
             since_think: 0,
@@ -176,6 +205,29 @@ impl Job {
             done: false,
             stopped: false,
         };
+        // fio paces each IO, not each byte, when a rate in IOPS meets a bssplit, and for a Poisson process
+        let poisson = |d: u64| {
+            (w.rate_process == RateProcess::Poisson)
+                .then(|| stream(w.seed ^ POISSON_STREAMS, 2 * u64::from(index) + d))
+        };
+        let split = |sizes: &BlockSizes| matches!(sizes, BlockSizes::Split(_));
+        let (write_iops, write_bps) = w.write_rates();
+        job.pace = [
+            Pace::new(
+                w.rate_bps,
+                w.rate_iops,
+                job.read_sizes.min(),
+                w.rate_bps == 0 && split(&job.read_sizes),
+                poisson(0),
+            ),
+            Pace::new(
+                write_bps,
+                write_iops,
+                job.write_sizes.min(),
+                write_bps == 0 && split(&job.write_sizes),
+                poisson(1),
+            ),
+        ];
         // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate and
         // drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
         let first = job.pace.iter().map(|p| p.interval(w.bs)).find(|&i| i > 0).unwrap_or(0);
@@ -302,7 +354,7 @@ impl Job {
         if self.issued >= self.io_limit || self.ios_issued >= self.ios_limit {
             self.done = true;
         }
-        self.pace[dir(kind)].issued += len;
+        self.pace[dir(kind)].issue(len);
         Command {
             compress_pct: self.compress_pct,
             fua: self.fua && kind == Op::Write,
@@ -484,6 +536,48 @@ mod tests {
         }
         let reads = ops.iter().filter(|&&op| op == Op::Read).count();
         assert_eq!((reads, ops.len() - reads), (1000, 1000));
+    }
+
+    /// The times a job's first `n` IOs go at its rate (each as soon as it is due).
+    fn due_times(j: &mut Job, n: usize) -> Vec<Ns> {
+        let (mut now, mut times) = (0, Vec::new());
+        while times.len() < n {
+            match j.rate_allows(now) {
+                Ok(()) => {
+                    j.next_io();
+                    times.push(now);
+                }
+                Err(due) => now = due,
+            }
+        }
+        times
+    }
+
+    #[test]
+    fn with_bssplit_an_iops_rate_paces_ios_not_bytes_as_fio_3_42() {
+        // rate_iops=500 with 4/64 KiB reads: an IO every 2 ms whatever its size (fio 3.42's fix; fio 3.33
+        // paced bytes at 500 x 4 KiB/s, ~137 IOs a second); a byte rate still paces bytes
+        let split = ("bssplit", s("4096/50:65536/50"));
+        let mut j = job(&[("rw", s("randread")), ("rate_iops", n(500)), split.clone()]);
+        let times = due_times(&mut j, 1000);
+        assert_eq!(times[999], 999 * 2_000_000);
+        let mut j = job(&[("rw", s("randread")), ("rate_bps", n(500 * 4096)), split]);
+        assert!(due_times(&mut j, 1000)[999] > 4 * 999 * 2_000_000);
+    }
+
+    #[test]
+    fn a_poisson_rate_process_draws_exponential_gaps_with_the_rates_mean() {
+        // rate_iops=1000: gaps of 1 ms on average, spread as an exponential (stdev = mean); linear: all 1 ms
+        let poisson = &[("rw", s("randread")), ("rate_iops", n(1000)), ("rate_process", s("poisson"))];
+        let times = due_times(&mut job(poisson), 20_001);
+        let gaps: Vec<f64> = times.windows(2).map(|w| (w[1] - w[0]) as f64 / 1e6).collect();
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+        assert!((0.97..1.03).contains(&mean) && (0.95..1.05).contains(&(sd / mean)), "{mean} ms, sd {sd}");
+        // seeded: the same gaps again; linear spacing is even
+        assert_eq!(due_times(&mut job(poisson), 100), times[..100]);
+        let linear = due_times(&mut job(&[("rw", s("randread")), ("rate_iops", n(1000))]), 100);
+        assert!(linear.windows(2).all(|w| w[1] - w[0] == 1_000_000));
     }
 
     #[test]

@@ -16,4 +16,4 @@ pub use queue::DeviceQueue;
 pub use steadystate::{SsCriterion, SsMetric, SteadyReport, SteadyTracker};
 pub use trace::{TraceError, TraceFormat, TraceReader, TraceRecord};
 pub(crate) use workload::size_text;
-pub use workload::{ExitWhat, FieldValue, Rw, Workload, WorkloadError};
+pub use workload::{ExitWhat, FieldValue, RateProcess, Rw, Workload, WorkloadError};

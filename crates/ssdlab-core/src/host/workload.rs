@@ -209,6 +209,9 @@ pub struct Workload {
     pub rate_bps: u64,
     /// fio's `rate=R,W`: the writes' (and trims') own cap; None = as `rate_bps`, 0 = unlimited.
     pub rate_bps_write: Option<u64>,
+    /// How rated IO is spaced (fio's `rate_process`): evenly, or as a Poisson process (exponential gaps
+    /// with the rate's mean, drawn from the job's own seeded stream).
+    pub rate_process: RateProcess,
     /// IOs issued between think times (fio's `thinktime_blocks`).
     pub thinktime_blocks: u32,
     /// A flush after every this many writes (fio's `fsync`/`fdatasync`); 0 = never.
@@ -271,6 +274,28 @@ impl ExitWhat {
     }
 }
 
+/// fio's `rate_process`: how the IOs of a rated job are spaced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateProcess {
+    /// Each IO when the bytes (or IOs) issued so far are due at the rate.
+    #[default]
+    Linear,
+    /// Open-loop arrivals: gaps drawn from an exponential distribution whose mean is one IO of the
+    /// direction's smallest size at the rate.
+    Poisson,
+}
+
+impl RateProcess {
+    /// fio's spelling: `linear` or `poisson`.
+    pub fn parse(s: &str) -> Result<Self, WorkloadError> {
+        match s {
+            "linear" => Ok(RateProcess::Linear),
+            "poisson" => Ok(RateProcess::Poisson),
+            _ => Err(WorkloadError::new("rate_process", "must be linear or poisson", s)),
+        }
+    }
+}
+
 impl Default for Workload {
     fn default() -> Self {
         Workload {
@@ -302,6 +327,7 @@ impl Default for Workload {
             startdelay_ns: 0,
             rate_bps: 0,
             rate_bps_write: None,
+            rate_process: RateProcess::Linear,
             thinktime_blocks: 1,
             fsync: 0,
             sync: false,
@@ -552,6 +578,7 @@ impl Workload {
         "startdelay_ns",
         "rate_bps",
         "rate_bps_write",
+        "rate_process",
         "thinktime_blocks",
         "fsync",
         "sync",
@@ -651,6 +678,10 @@ impl Workload {
                     *slot = Some(sizes.map_err(|e| e.renamed(key))?);
                 }
             }
+            "rate_process" => match value {
+                FieldValue::Str(s) => self.rate_process = RateProcess::parse(&s)?,
+                other => return Err(WorkloadError::new(key, "must be linear or poisson", other)),
+            },
             "exit_what" => match value {
                 FieldValue::Str(s) => self.exit_what = ExitWhat::parse(&s)?,
                 other => return Err(WorkloadError::new(key, "must be group, stonewall or all", other)),
