@@ -352,6 +352,8 @@ def _unsupported(name: str, note: str, *aliases: str) -> Option:
 
 _SIM = "the simulated drive takes the IO; there is no file, engine or page cache"
 #: Linux IO priorities order requests in the host's IO scheduler; the simulated host has none.
+#: Why an io_uring/xNVMe submission option changes nothing.
+_NO_HOST_PATH = "the host's submission path is not simulated: each IO reaches the drive at its submit time"
 _NO_PRIO = "no host IO scheduler is simulated: every command is served alike, whatever its priority"
 
 #: Every option by its name and aliases.
@@ -469,6 +471,18 @@ _TABLE: tuple[Option, ...] = (
     _noted("random_generator", "offsets come from ssdlab's own seeded generator"),
     _noted("io_submit_mode", "each IO is submitted at its simulated time"),
     _noted("rate_iops_min", "a simulated job never quits for falling below a rate"),
+    _noted("cmd_type", "the simulated drive takes NVMe commands whichever path sends them"),
+    _noted("sqthread_poll", _NO_HOST_PATH),
+    _noted("sqthread_poll_cpu", _NO_HOST_PATH),
+    _noted("registerfiles", _NO_HOST_PATH),
+    _noted("fixedbufs", _NO_HOST_PATH),
+    _noted("nonvectored", _NO_HOST_PATH),
+    _noted("hipri", _NO_HOST_PATH),
+    _noted("xnvme_async", _NO_HOST_PATH),
+    _noted("xnvme_sync", _NO_HOST_PATH),
+    _noted("buffer_pattern", "ssdlab carries no data, only buffer_compress_percentage"),
+    _noted("continue_on_error", "simulated IOs do not fail"),
+    _noted("ignore_error", "simulated IOs do not fail"),
     _unsupported("trim_percentage", "rw=trim or randtrim"),
     _unsupported("trim_backlog", "rw=trim or randtrim"),
     _unsupported("verify", "no stored data to check yet"),
