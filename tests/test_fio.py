@@ -38,7 +38,8 @@ def real_fio(*args: str, cwd: Path) -> dict[str, object]:
         [fio, *args, f"--output={out}"], capture_output=True, text=True, timeout=120, cwd=cwd
     )
     assert done.returncode == 0, done.stderr
-    doc: dict[str, object] = json.loads(out.read_text())
+    text = out.read_text()  # fio may print a warning line before its JSON
+    doc: dict[str, object] = json.loads(text[text.index("{") :])
     return doc
 
 
@@ -307,10 +308,11 @@ def test_options_after_the_last_job_file_are_refused_not_dropped(tmp_path: Path)
     ("line", "message"),
     [
         (
-            "verify=crc32c",
-            r"verify: not supported yet \(ssdlab has no stored data to check yet\); "
+            "zonemode=zbd",
+            r"zonemode: not supported yet \(ssdlab has no zoned devices\); "
             r"supported: blockalign, bs, .*iodepth, .*wait_for",
         ),
+        ("verify=sha42", r"verify: 'sha42' is not one of md5, crc64, "),
         ("random_distribution=zipf:1", r"random_distribution: zipf's exponent must not be 1"),
         (
             "random_distribution=zoned:50/50:40/50",
@@ -387,8 +389,8 @@ def test_normal_output_reads_like_fio(small_bg4: ssdlab.Drive) -> None:
     ("args", "message"),
     [
         (
-            ["--name=a", "--rw=randread", "--verify=md5"],
-            "error: command line (--verify=md5): verify: not supported yet",
+            ["--name=a", "--rw=randread", "--zonemode=zbd"],
+            "error: command line (--zonemode=zbd): zonemode: not supported yet",
         ),
         (["/nonexistent/job.fio"], "error: /nonexistent/job.fio: cannot read the job file"),
         (["--name=a", "--rw=sideways"], "error: command line (--rw=sideways): rw: 'sideways' is not one of"),
@@ -714,6 +716,35 @@ def test_reads_and_writes_take_their_own_bssplit_as_real_fio_does(tmp_path: Path
         assert read["total_ios"] + write["total_ios"] == 1000
         assert 4096 < read["io_bytes"] / read["total_ios"] < 8192  # a mix of 4 and 8 KiB
         assert write["io_bytes"] == 65536 * write["total_ios"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--rw=write", "--bs=64k"],
+        ["--rw=randwrite", "--bs=4k"],
+        ["--rw=randwrite", "--bs=4k", "--loops=2"],
+        ["--rw=write", "--bs=4k", "--number_ios=100"],
+        ["--rw=write", "--bs=4k", "--do_verify=0"],
+        ["--rw=randwrite", "--bs=4k", "--runtime=1", "--time_based"],
+    ],
+)
+def test_verify_reads_back_what_real_fio_reads_back(tmp_path: Path, extra: list[str]) -> None:
+    """fio's verify: each pass's writes read back once they complete (real fio on a file, psync): the
+    same bytes written and read, in as many reads as writes; none with do_verify=0, nor when time_based
+    (its runtime ends the write phase first)."""
+    job = ["--name=v", "--size=8m", "--verify=crc32c", *extra]
+    fio = real_fio(
+        f"--filename={tmp_path / 'f'}", "--ioengine=psync", *job, "--output-format=json", cwd=tmp_path
+    )
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    theirs, ours = (doc["jobs"][0] for doc in (fio, json.loads(done.stdout)))  # type: ignore[index]
+    read = [(j["read"]["io_bytes"], j["read"]["total_ios"]) for j in (theirs, ours)]  # type: ignore[index]
+    assert read[0] == read[1]
+    if "--time_based" not in extra:
+        assert theirs["write"]["io_bytes"] == ours["write"]["io_bytes"]  # type: ignore[index]
+        assert (read[0][0] > 0) == ("--do_verify=0" not in extra)
 
 
 def test_a_poisson_rate_process_issues_what_real_fio_issues(tmp_path: Path) -> None:

@@ -214,7 +214,8 @@ EVERY_FIELD = Workload(
     blockalign="8k", random_distribution="zipf:1.2",
     percentage_random=80, offset_increment="2m", startdelay="1s", rate="4m", rate_write="1m",
     rate_process="poisson", fsync=8,
-    sync=True, loops=2, number_ios=1000, randommap=True, steadystate="iops:5%", steadystate_duration="10s",
+    sync=True, loops=2, number_ios=1000, randommap=True, verify=True, steadystate="iops:5%",
+    steadystate_duration="10s",
     steadystate_ramp_time="2s", steadystate_check_interval="2s", steadystate_group=True, exitall=True,
     exit_what="stonewall", group=3,
 )  # fmt: skip

@@ -41,6 +41,7 @@ def test_defaults_are_fio_like() -> None:
         "sync": False,
         "loops": 1,
         "number_ios": 0,
+        "verify": False,  # fio: no read-back unless verify names a checksum
         "randommap": False,  # fio's default is on; the fio runner sets it, the suites draw with replacement
         # fio's steadystate defaults: iops_slope:0.01%, checked every second, off until ss_dur is set
         "steadystate": "iops_slope:0.01%",

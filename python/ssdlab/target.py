@@ -146,6 +146,8 @@ def fio_args(
         f"--rwmixread={n['rwmixread']}",
         "--randrepeat=0",
         *([] if n["randommap"] else ["--norandommap"]),
+        # fio checks what it reads back against a checksum it wrote: any kind moves the same bytes
+        *(["--verify=crc32c"] if n["verify"] else []),
     ]
     # fio caps each direction at a rate; a write rate of its own follows a comma (trims take it too)
     for key, option in (("rate_iops", "rate_iops"), ("rate_bps", "rate")):

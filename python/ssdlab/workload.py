@@ -121,6 +121,10 @@ class Workload:
         it meets a block already touched, as in fio). Off here by default
         (blocks drawn with replacement, as the suites were calibrated); the fio runner turns it on as fio
         does.
+    verify : bool
+        fio's ``verify`` (with ``do_verify``): after each pass of a job's IO, once it has all completed,
+        the bytes it wrote are read back in offset order at the job's queue depth (reported as its reads).
+        Not with ``time_based``, whose runtime ends the job first, as in fio.
     number_ios : int
         fio's ``number_ios``: each job stops after this many IOs a pass (flushes not counted) if its size
         does not stop it first; ignored when ``time_based``, as in fio. 0 = no limit.
@@ -196,6 +200,7 @@ class Workload:
     loops: int = 1
     number_ios: int = 0
     randommap: bool = False
+    verify: bool = False
     steadystate: str = "iops_slope:0.01%"
     steadystate_duration: str | int | float = 0
     steadystate_ramp_time: str | int | float = 0
@@ -286,6 +291,7 @@ class Workload:
             "loops": self.loops,
             "number_ios": self.number_ios,
             "randommap": self.randommap,
+            "verify": self.verify,
             "steadystate": self.steadystate,
             "steadystate_duration_ns": parse_time_ns(self.steadystate_duration, "steadystate_duration"),
             "steadystate_ramp_time_ns": parse_time_ns(self.steadystate_ramp_time, "steadystate_ramp_time"),

@@ -895,6 +895,15 @@ impl Drive {
                 (jb.done, jb.stopped) = (true, true);
                 break;
             }
+            if jb.draining() {
+                if jb.outstanding > 0 {
+                    break; // fio's verify: the pass's IOs complete before its read-back starts
+                }
+                jb.start_verify();
+                if jb.done {
+                    break;
+                }
+            }
             if let Some(sleep) = jb.quiesce_sleep {
                 if jb.outstanding > 0 {
                     break; // still waiting for the IOs in flight before it sleeps
@@ -905,7 +914,7 @@ impl Drive {
             }
             let due = if t < jb.next_issue {
                 Err(jb.next_issue) // asleep, or not started yet (a clone's start spread over one interval)
-            } else if jb.paced() {
+            } else if jb.paced() && !jb.verifying() {
                 match jb.rate_allows(t) {
                     Err(due) if jb.outstanding > 0 => {
                         // fio, ahead of its rate, waits for every IO in flight, then sleeps what it reckons now

@@ -401,6 +401,12 @@ def _job(
         else:  # noted: accepted, changes nothing, said in the output
             text = "" if s.text is None else s.text
             ignored.setdefault((s.key, text, s.where), Ignored(s.key, text, s.where, s.option.note))
+    if control.get("do_verify") is False:  # fio: verify then checks nothing after the writes
+        kwargs["verify"] = False
+    if kwargs.get("verify") and kwargs.get("time_based"):
+        s = merged["verify"]
+        why = "the read-back never starts: the write phase uses all of runtime (fio warns the same)"
+        ignored.setdefault((s.key, s.text or "", s.where), Ignored(s.key, s.text or "", s.where, why))
     if control.get("group_reporting"):  # fio judges a reporting group's steady state as one
         kwargs["steadystate_group"] = True
     logs = {

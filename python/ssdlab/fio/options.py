@@ -19,7 +19,7 @@ Examples
 >>> OPTIONS["readwrite"].name, OPTIONS["rwmixwrite"].convert("30", 1024)
 ('rw', 70)
 >>> sorted(o.name for o in set(OPTIONS.values()) if o.kind == "unsupported")[:3]
-['do_verify', 'read_iolog', 'trim_backlog']
+['read_iolog', 'trim_backlog', 'trim_percentage']
 """
 
 from __future__ import annotations
@@ -352,6 +352,22 @@ def _unsupported(name: str, note: str, *aliases: str) -> Option:
 
 _SIM = "the simulated drive takes the IO; there is no file, engine or page cache"
 #: Linux IO priorities order requests in the host's IO scheduler; the simulated host has none.
+#: What a verify option's read-back does here.
+_VERIFY_NOTE = "the read-back moves the bytes fio's would; no checksum is compared (the twin returns data)"
+#: fio's verify kinds (``verify=``).
+_VERIFY_KINDS = (
+    "md5 crc64 crc32c crc32c-intel crc32 crc16 crc7 xxhash sha512 sha256 sha1 sha3-224 sha3-256 sha3-384 "
+    "sha3-512 meta pattern null none 0"
+).split()
+
+
+def _verify(text: str | None, kb_base: int) -> object:
+    kind = _needs_value(text).strip()
+    if kind not in _VERIFY_KINDS:
+        raise OptionValueError(f"{kind!r} is not one of {', '.join(_VERIFY_KINDS)}")
+    return kind not in ("none", "0")
+
+
 #: Why an io_uring/xNVMe submission option changes nothing.
 _NO_HOST_PATH = "the host's submission path is not simulated: each IO reaches the drive at its submit time"
 _NO_PRIO = "no host IO scheduler is simulated: every command is served alike, whatever its priority"
@@ -382,6 +398,18 @@ _TABLE: tuple[Option, ...] = (
     ),
     _workload("rate", _rate, "bytes per second per job, each direction (read,write)"),
     _workload("rate_process", _text, "linear or poisson: how rated IOs are spaced"),
+    _workload("verify", _verify, "checksum kind (md5, crc32c, ...; none): read back each pass's writes"),
+    _job("do_verify", bool_option, "flag (default 1): with verify, read back after the writes"),
+    _noted("verify_interval", _VERIFY_NOTE),
+    _noted("verify_offset", _VERIFY_NOTE),
+    _noted("verify_pattern", _VERIFY_NOTE),
+    _noted("verify_fatal", _VERIFY_NOTE),
+    _noted("verify_dump", _VERIFY_NOTE),
+    _noted("verify_async", _VERIFY_NOTE),
+    _noted("verify_state_save", _VERIFY_NOTE),
+    _noted("verify_state_load", _VERIFY_NOTE),
+    _noted("verify_header_seed", _VERIFY_NOTE),
+    _noted("verify_write_sequence", _VERIFY_NOTE),
     _workload("thinktime_blocks", _whole, "IOs between think times"),
     _workload("fsync", _whole, "writes between flushes (0 = none)"),
     _workload("fdatasync", _whole, "writes between flushes (0 = none)", field="fsync"),
@@ -485,8 +513,8 @@ _TABLE: tuple[Option, ...] = (
     _noted("ignore_error", "simulated IOs do not fail"),
     _unsupported("trim_percentage", "rw=trim or randtrim"),
     _unsupported("trim_backlog", "rw=trim or randtrim"),
-    _unsupported("verify", "no stored data to check yet"),
-    _unsupported("do_verify", "no stored data to check yet"),
+    _unsupported("verify_backlog", "no read-back among the writes, only after each pass"),
+    _unsupported("verify_only", "no read-back without the job's writes before it"),
     _unsupported("zonemode", "no zoned devices"),
     _unsupported("unified_rw_reporting", "reads and writes are reported apart"),
     _unsupported("write_iolog", "trace replay is a separate command"),
@@ -502,7 +530,7 @@ def supported_names() -> list[str]:
 
     Examples
     --------
-    >>> "iodepth" in supported_names() and "verify" not in supported_names()
+    >>> "iodepth" in supported_names() and "zonemode" not in supported_names()
     True
     """
     return sorted({o.name for o in _TABLE if o.kind != "unsupported"})

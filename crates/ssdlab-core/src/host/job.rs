@@ -1,6 +1,6 @@
 //! One fio job: where its next IO goes, and whether it is done.
 
-use super::command::{Command, Op};
+use super::command::{Command, Op, SECTOR_BYTES};
 use super::offsets::{BlockMap, BlockSizes, Distribution, RandomMap, SlotDraw};
 use super::workload::{RateProcess, Rw, Workload};
 use crate::engine::{stream, Ns, Rng, NS_PER_S};
@@ -71,6 +71,28 @@ pub struct Job {
     /// It was done because the run stopped it (its runtime, an `exitall`, a steady state), not because
     /// it had issued all it would.
     pub stopped: bool,
+    /// fio's verify: the pass's writes are read back once they complete (None: no verify).
+    verify: Option<Verify>,
+}
+
+/// fio's verify phase (`verify`, `do_verify`): after each pass of IO, once every IO of it has completed,
+/// the bytes it wrote are read back in offset order, at the job's queue depth and without its rate.
+#[derive(Clone, Debug, Default)]
+struct Verify {
+    /// Bytes and IOs of one pass (`size` or `io_size`; `number_ios`, 0 = no such limit).
+    pass_bytes: u64,
+    pass_ios: u64,
+    /// This pass so far: bytes and IOs issued, bytes and IOs written.
+    issued: u64,
+    ios: u64,
+    written: u64,
+    writes: u64,
+    /// The pass is over: no more IO until what is in flight completes, then the read-back.
+    draining: bool,
+    /// The read-back under way: (next offset in the region, bytes left, reads left).
+    reading: Option<(u64, u64, u64)>,
+    /// The last pass is over: the job is done once its read-back is.
+    last: bool,
 }
 
 /// One direction's rate, as fio paces it: bytes per second (`rate`, or `rate_iops` x the direction's
@@ -204,6 +226,7 @@ impl Job {
             quiesce_sleep: None,
             done: false,
             stopped: false,
+            verify: None,
         };
         // fio paces each IO, not each byte, when a rate in IOPS meets a bssplit, and for a Poisson process
         let poisson = |d: u64| {
@@ -236,6 +259,14 @@ impl Job {
             p.start = begin;
         }
         job.next_issue = begin;
+        if w.verify && !w.time_based {
+            let loops = u64::from(w.loops.max(1));
+            job.verify = Some(Verify {
+                pass_bytes: job.io_limit / loops,
+                pass_ios: w.number_ios,
+                ..Verify::default()
+            });
+        }
         if w.randommap && w.rw.is_random() {
             if simple {
                 job.map = Some(RandomMap::new(job.blocks, &mut job.rng));
@@ -320,6 +351,9 @@ impl Job {
     /// The next IO; marks the job done once it has moved its `io_limit` or issued its `number_ios`. Every
     /// `fsync` writes, a flush.
     pub fn next_io(&mut self) -> Command {
+        if let Some(read) = self.verify_read() {
+            return read;
+        }
         self.since_think += 1;
         if self.fsync > 0 && self.writes_since_flush >= self.fsync {
             self.writes_since_flush = 0;
@@ -351,8 +385,17 @@ impl Job {
         }
         self.issued += len;
         self.ios_issued += 1;
-        if self.issued >= self.io_limit || self.ios_issued >= self.ios_limit {
-            self.done = true;
+        let finished = self.issued >= self.io_limit || self.ios_issued >= self.ios_limit;
+        match &mut self.verify {
+            None => self.done = finished,
+            Some(v) => {
+                (v.issued, v.ios) = (v.issued + len, v.ios + 1);
+                if kind == Op::Write {
+                    (v.written, v.writes) = (v.written + len, v.writes + 1);
+                }
+                v.last = finished;
+                v.draining = finished || v.issued >= v.pass_bytes || (v.pass_ios > 0 && v.ios >= v.pass_ios);
+            }
         }
         self.pace[dir(kind)].issue(len);
         Command {
@@ -360,6 +403,43 @@ impl Job {
             fua: self.fua && kind == Op::Write,
             ..Command::new(kind, self.base + offset, len)
         }
+    }
+
+    /// Whether the job waits for its IOs in flight before its read-back may start (fio's verify).
+    pub fn draining(&self) -> bool {
+        self.verify.as_ref().is_some_and(|v| v.draining)
+    }
+
+    /// Whether the job is reading back what it wrote (unpaced).
+    pub fn verifying(&self) -> bool {
+        self.verify.as_ref().is_some_and(|v| v.reading.is_some())
+    }
+
+    /// Every IO of the pass has completed: its read-back starts (the job is done if it wrote nothing and
+    /// that was its last pass).
+    pub fn start_verify(&mut self) {
+        let Some(v) = &mut self.verify else { return };
+        v.draining = false;
+        if v.written > 0 {
+            v.reading = Some((0, v.written, v.writes));
+        } else if v.last {
+            self.done = true;
+        }
+        (v.issued, v.ios, v.written, v.writes) = (0, 0, 0, 0);
+    }
+
+    /// The next read of the read-back under way: in offset order, as many reads as there were writes
+    /// (fio reads back each write as logged; with one block size the same IOs), their bytes shared out
+    /// evenly in whole sectors. The job is done after the last pass's.
+    fn verify_read(&mut self) -> Option<Command> {
+        let (off, left, reads) = self.verify.as_ref()?.reading?;
+        let len = if reads <= 1 { left } else { (left / reads / SECTOR_BYTES).max(1) * SECTOR_BYTES };
+        let v = self.verify.as_mut()?;
+        v.reading = (left > len).then_some(((off + len) % self.span, left - len, reads.saturating_sub(1)));
+        if v.reading.is_none() && v.last {
+            self.done = true;
+        }
+        Some(Command::new(Op::Read, self.base + off, len))
     }
 
     /// Where the IO after the one just taken will go, when already drawn (simple random jobs).
@@ -688,6 +768,54 @@ mod tests {
             }
         }
         assert!(writes.contains(&0) && writes.iter().any(|&k| k > 2));
+    }
+
+    #[test]
+    fn with_verify_each_pass_is_read_back_in_offset_order_once_its_writes_complete() {
+        // fio's verify: 4 random 4 KiB writes over 16 KiB, twice (loops=2); after each pass, and only once
+        // its writes have completed, the 16 KiB are read back from the start in 4 reads
+        let w = Workload {
+            rw: Rw::RandWrite,
+            size: 16 << 10,
+            loops: 2,
+            verify: true,
+            randommap: true,
+            ..Workload::default()
+        };
+        let mut j = Job::new(&w, 0, 0, CAP, 0);
+        let mut seen = Vec::new();
+        for _pass in 0..2 {
+            for _ in 0..4 {
+                assert!(!j.draining());
+                let c = j.next_io();
+                j.outstanding += 1;
+                seen.push((c.op, c.offset));
+            }
+            assert!(j.draining() && !j.done, "the pass is over: it waits for its writes");
+            j.outstanding = 0;
+            j.start_verify();
+            assert!(j.verifying());
+            for k in 0..4 {
+                let c = j.next_io();
+                assert_eq!((c.op, c.offset, c.len), (Op::Read, k * 4096, 4096));
+            }
+        }
+        assert!(j.done && !j.verifying());
+        let mut written: Vec<u64> = seen
+            .iter()
+            .map(|&(op, off)| {
+                assert_eq!(op, Op::Write);
+                off
+            })
+            .collect();
+        written.sort_unstable();
+        assert_eq!(written, [0, 0, 4096, 4096, 8192, 8192, 12288, 12288], "each block once a pass");
+        // time_based: fio's runtime ends the write phase, no read-back ever starts
+        let mut j = Job::new(&Workload { time_based: true, runtime_ns: 1, ..w }, 0, 0, CAP, 0);
+        for _ in 0..8 {
+            j.next_io();
+        }
+        assert!(!j.draining() && !j.verifying());
     }
 
     #[test]

@@ -225,6 +225,10 @@ pub struct Workload {
     /// (which leaves ~37% of them untouched after one region's worth of IO); with mixed sizes an IO is
     /// cut short where it meets a block already touched, as in fio.
     pub randommap: bool,
+    /// fio's `verify` (with `do_verify`): after each pass of a write job's writes, once they have all
+    /// completed, the pass's bytes are read back in offset order (counted as the job's reads). Not with
+    /// `time_based` (fio's runtime ends the job before any verify phase).
+    pub verify: bool,
     /// fio's `number_ios`: each job stops after this many reads, writes and trims per pass (flushes not
     /// counted), if its size or io_size does not stop it first; ignored when `time_based`, as in fio.
     /// 0 = no limit.
@@ -334,6 +338,7 @@ impl Default for Workload {
             loops: 1,
             number_ios: 0,
             randommap: false,
+            verify: false,
             steadystate: SsCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_time_ns: 0,
@@ -585,6 +590,7 @@ impl Workload {
         "loops",
         "number_ios",
         "randommap",
+        "verify",
         "steadystate",
         "steadystate_duration_ns",
         "steadystate_ramp_time_ns",
@@ -645,11 +651,12 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" | "sync" | "steadystate_group" | "exitall" | "randommap" => match value {
+            "time_based" | "sync" | "steadystate_group" | "exitall" | "randommap" | "verify" => match value {
                 FieldValue::Bool(b) if key == "sync" => self.sync = b,
                 FieldValue::Bool(b) if key == "randommap" => self.randommap = b,
                 FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
                 FieldValue::Bool(b) if key == "exitall" => self.exitall = b,
+                FieldValue::Bool(b) if key == "verify" => self.verify = b,
                 FieldValue::Bool(b) => self.time_based = b,
                 other => return Err(WorkloadError::new(key, "must be true or false", other)),
             },
