@@ -747,6 +747,25 @@ def test_verify_reads_back_what_real_fio_reads_back(tmp_path: Path, extra: list[
         assert (read[0][0] > 0) == ("--do_verify=0" not in extra)
 
 
+@pytest.mark.parametrize("rw", ["trimwrite", "randtrimwrite"])
+def test_a_trimwrite_trims_and_writes_what_real_fio_does(tmp_path: Path, rw: str) -> None:
+    """fio's trimwrite and randtrimwrite: each block trimmed, then written, so 8 MiB of size moves 8 MiB
+    each way; afterwards the region is all written (nothing reads back unmapped)."""
+    job = ["--name=t", f"--rw={rw}", "--bs=4k", "--size=8m"]
+    fio = real_fio("--ioengine=null", *job, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    moved = [
+        {d: (j[d]["io_bytes"], j[d]["total_ios"]) for d in ("read", "write", "trim")}  # type: ignore[index]
+        for j in (fio["jobs"][0], json.loads(done.stdout)["jobs"][0])  # type: ignore[index]
+    ]
+    assert moved[0] == moved[1] == {"read": (0, 0), "write": (8 << 20, 2048), "trim": (8 << 20, 2048)}
+    drive = small_drive()
+    run_jobfile(drive, load_jobs(job))
+    read = drive.run(ssdlab.Workload(rw="read", bs="128k", size="8m"))
+    assert read.counters["unmapped_reads"] == 0
+
+
 def test_a_poisson_rate_process_issues_what_real_fio_issues(tmp_path: Path) -> None:
     """fio's rate_process=poisson: 500 IOPS for 2 s as open-loop arrivals, ~1,000 IOs (fio 3.33: ~930;
     both draw their own exponential gaps, so the counts differ by chance only)."""

@@ -33,7 +33,10 @@ def _sizes(field: str, text: str, tail: str, sep: str) -> dict[str, str]:
 
 
 #: fio ``rw`` values the engine runs (``readwrite`` is fio's other name for ``rw``).
-RW_NAMES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim")
+RW_NAMES = (
+    "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite",
+    "randtrimwrite",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,8 @@ class Workload:
     Parameters
     ----------
     rw : str
-        ``read``, ``write``, ``randread``, ``randwrite``, ``rw``, ``randrw``, ``trim`` or ``randtrim``.
+        ``read``, ``write``, ``randread``, ``randwrite``, ``rw``, ``randrw``, ``trim``, ``randtrim``,
+        ``trimwrite`` or ``randtrimwrite`` (fio's: each block trimmed, then written).
     bs : int or str
         Block size, a multiple of 512 B (a sector; the drive maps 4 KiB pages, so smaller or unaligned
         writes read-modify-write the pages they cover in part).

@@ -28,10 +28,10 @@ Examples
 >>> [(j.name, j.workload.rw, j.workload.bs, j.phase, j.groupid) for j in jf.jobs]
 [('reader', 'randread', 4096, 0, 0), ('writer', 'write', 131072, 1, 1)]
 >>> try:
-...     parse_jobfile_text("[a]\\nverify=crc32c\\n", "mine.fio")
+...     parse_jobfile_text("[a]\\nzonemode=zbd\\n", "mine.fio")
 ... except JobFileError as e:
 ...     print(str(e).partition(";")[0])
-mine.fio:2: verify: not supported yet (ssdlab has no stored data to check yet)
+mine.fio:2: zonemode: not supported yet (ssdlab has no zoned devices)
 """
 
 from __future__ import annotations

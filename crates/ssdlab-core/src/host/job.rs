@@ -73,6 +73,8 @@ pub struct Job {
     pub stopped: bool,
     /// fio's verify: the pass's writes are read back once they complete (None: no verify).
     verify: Option<Verify>,
+    /// fio's `trimwrite`: the blocks just trimmed, to be written next (offset in the region, length).
+    write_after_trim: Option<(u64, u64)>,
 }
 
 /// fio's verify phase (`verify`, `do_verify`): after each pass of IO, once every IO of it has completed,
@@ -173,7 +175,9 @@ impl Job {
         // the smallest IO of each direction the job moves
         let (least_read, least_write) = match w.rw {
             Rw::Read | Rw::RandRead => (read_sizes.min(), read_sizes.min()),
-            Rw::Write | Rw::RandWrite | Rw::Trim | Rw::RandTrim => (write_sizes.min(), write_sizes.min()),
+            Rw::Write | Rw::RandWrite | Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => {
+                (write_sizes.min(), write_sizes.min())
+            }
             Rw::ReadWrite | Rw::RandRw => (read_sizes.min(), write_sizes.min()),
         };
         let min_bs = w.min_bs();
@@ -186,6 +190,18 @@ impl Job {
             && w.random_distribution == Distribution::Uniform
             && w.percentage_random == 100
             && w.seq_skip == 0;
+        // fio paces each IO, not each byte, when a rate in IOPS meets a bssplit, and for a Poisson process
+        let poisson = |d: u64| {
+            (w.rate_process == RateProcess::Poisson)
+                .then(|| stream(w.seed ^ POISSON_STREAMS, 2 * u64::from(index) + d))
+        };
+        let per_io = |bps: u64, sizes: &BlockSizes| bps == 0 && matches!(sizes, BlockSizes::Split(_));
+        let (write_iops, write_bps) = w.write_rates();
+        let pace = [
+            Pace::new(w.rate_bps, w.rate_iops, read_sizes.min(), per_io(w.rate_bps, &read_sizes), poisson(0)),
+            Pace::new(write_bps, write_iops, write_sizes.min(), per_io(write_bps, &write_sizes), poisson(1)),
+        ];
+        let trim_and_write = if matches!(w.rw, Rw::TrimWrite | Rw::RandTrimWrite) { 2 } else { 1 };
         let mut job = Job {
             rng: stream(w.seed, u64::from(index)),
             rw: w.rw,
@@ -210,12 +226,16 @@ impl Job {
             fua: w.sync,
             fsync: w.fsync,
             writes_since_flush: 0,
-            pace: [Pace::default(), Pace::default()],
+            pace,
             next_op: None,
             thinktime_blocks: w.thinktime_blocks,
             since_think: 0,
-            // as fio: a job moves whole blocks (size is rounded down to a multiple of bs)
-            io_limit: (w.io_limit(capacity) / w.bs).max(1).saturating_mul(w.bs),
+            // as fio: a job moves whole blocks (size is rounded down to a multiple of bs); a trimwrite
+            // trims its region and writes it, twice the bytes
+            io_limit: (w.io_limit(capacity) / w.bs)
+                .max(1)
+                .saturating_mul(w.bs)
+                .saturating_mul(trim_and_write),
             issued: 0,
             ios_limit: w.ios_limit(),
             ios_issued: 0,
@@ -227,30 +247,8 @@ impl Job {
             done: false,
             stopped: false,
             verify: None,
+            write_after_trim: None,
         };
-        // fio paces each IO, not each byte, when a rate in IOPS meets a bssplit, and for a Poisson process
-        let poisson = |d: u64| {
-            (w.rate_process == RateProcess::Poisson)
-                .then(|| stream(w.seed ^ POISSON_STREAMS, 2 * u64::from(index) + d))
-        };
-        let split = |sizes: &BlockSizes| matches!(sizes, BlockSizes::Split(_));
-        let (write_iops, write_bps) = w.write_rates();
-        job.pace = [
-            Pace::new(
-                w.rate_bps,
-                w.rate_iops,
-                job.read_sizes.min(),
-                w.rate_bps == 0 && split(&job.read_sizes),
-                poisson(0),
-            ),
-            Pace::new(
-                write_bps,
-                write_iops,
-                job.write_sizes.min(),
-                write_bps == 0 && split(&job.write_sizes),
-                poisson(1),
-            ),
-        ];
         // Rate-limited clones start spread over one interval: fio's jobs each sleep to their own rate and
         // drift apart, so they do not issue in lockstep (pairs of IOs at the same instant).
         let first = job.pace.iter().map(|p| p.interval(w.bs)).find(|&i| i > 0).unwrap_or(0);
@@ -359,7 +357,9 @@ impl Job {
             self.writes_since_flush = 0;
             return Command::new(Op::Flush, 0, 0);
         }
-        let (kind, offset, len) = if self.simple && self.rw.is_random() {
+        let (kind, offset, len) = if let Some((offset, len)) = self.write_after_trim.take() {
+            (Op::Write, offset, len)
+        } else if self.simple && self.rw.is_random() {
             let (kind, block) = match self.ahead.take() {
                 Some(next) => next,
                 None => self.draw_simple(),
@@ -382,6 +382,9 @@ impl Job {
         };
         if kind == Op::Write {
             self.writes_since_flush += 1;
+        }
+        if kind == Op::Trim && matches!(self.rw, Rw::TrimWrite | Rw::RandTrimWrite) {
+            self.write_after_trim = Some((offset, len));
         }
         self.issued += len;
         self.ios_issued += 1;
@@ -462,7 +465,8 @@ impl Job {
         match self.rw {
             Rw::Read | Rw::RandRead => Op::Read,
             Rw::Write | Rw::RandWrite => Op::Write,
-            Rw::Trim | Rw::RandTrim => Op::Trim,
+            // fio's trimwrite: the trim is drawn; the write of the same blocks follows it
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => Op::Trim,
             Rw::ReadWrite | Rw::RandRw => {
                 if self.rng.random_range(0..100) < self.rwmixread {
                     Op::Read
@@ -816,6 +820,29 @@ mod tests {
             j.next_io();
         }
         assert!(!j.draining() && !j.verifying());
+    }
+
+    #[test]
+    fn a_trimwrite_trims_each_block_then_writes_it_as_fio() {
+        // trimwrite: T0 W0 T1 W1 ...; randtrimwrite: each write where the trim before it was, every block
+        // of the region once each way (the random map), so the job moves twice its size
+        let mut j = job(&[("rw", s("trimwrite")), ("size", n(16 << 10))]);
+        let ios: Vec<(Op, u64)> = (0..8).map(|_| j.next_io()).map(|c| (c.op, c.offset)).collect();
+        let (t, w) = (Op::Trim, Op::Write);
+        assert_eq!(ios, [(t, 0), (w, 0), (t, 4096), (w, 4096), (t, 8192), (w, 8192), (t, 12288), (w, 12288)]);
+        assert!(j.done);
+        let w = Workload { rw: Rw::RandTrimWrite, size: 1 << 20, randommap: true, ..Workload::default() };
+        let mut j = Job::new(&w, 0, 0, CAP, 0);
+        let (mut trims, mut writes) = (Vec::new(), Vec::new());
+        while !j.done {
+            let (trim, write) = (j.next_io(), j.next_io());
+            assert_eq!((trim.op, write.op, write.offset), (Op::Trim, Op::Write, trim.offset));
+            trims.push(trim.offset);
+            writes.push(write.offset);
+        }
+        trims.sort_unstable();
+        assert_eq!(trims, (0..256).map(|b| b * 4096).collect::<Vec<_>>());
+        assert_eq!(writes.len(), 256);
     }
 
     #[test]

@@ -26,15 +26,20 @@ pub enum Rw {
     Trim,
     /// Random TRIM.
     RandTrim,
+    /// fio's `trimwrite`: each block trimmed, then written (sequential).
+    TrimWrite,
+    /// fio's `randtrimwrite`: each block trimmed, then written, at random offsets.
+    RandTrimWrite,
 }
 
 impl Rw {
     /// Every name [`Rw::name`] gives, for error messages.
-    pub const NAMES: &'static str = "read, write, randread, randwrite, rw, randrw, trim, randtrim";
+    pub const NAMES: &'static str =
+        "read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite, randtrimwrite";
 
     /// Whether offsets are drawn at random (else sequential).
     pub fn is_random(self) -> bool {
-        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim)
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim | Rw::RandTrimWrite)
     }
 
     /// fio's name for it.
@@ -48,6 +53,8 @@ impl Rw {
             Rw::RandRw => "randrw",
             Rw::Trim => "trim",
             Rw::RandTrim => "randtrim",
+            Rw::TrimWrite => "trimwrite",
+            Rw::RandTrimWrite => "randtrimwrite",
         }
     }
 }
@@ -64,6 +71,8 @@ impl FromStr for Rw {
             "randrw" => Rw::RandRw,
             "trim" => Rw::Trim,
             "randtrim" => Rw::RandTrim,
+            "trimwrite" => Rw::TrimWrite,
+            "randtrimwrite" => Rw::RandTrimWrite,
             _ => {
                 let names: Vec<&str> = Rw::NAMES.split(", ").collect();
                 let hint = crate::error::did_you_mean(s, &names);
