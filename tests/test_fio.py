@@ -747,6 +747,18 @@ def test_verify_reads_back_what_real_fio_reads_back(tmp_path: Path, extra: list[
         assert (read[0][0] > 0) == ("--do_verify=0" not in extra)
 
 
+def test_a_negative_skip_reads_backwards_as_real_fio_does(tmp_path: Path) -> None:
+    """fio's rw=read:-8k with 4 KiB IOs (examples/backwards-read.fio): 16 reads over 64 KiB, the same as
+    fio's (the order, from fio's write_iolog, is checked in host/job.rs)."""
+    job = ["--name=b", "--rw=read:-8k", "--bs=4k", "--size=64k"]
+    fio = real_fio("--ioengine=null", *job, "--output-format=json", cwd=tmp_path)
+    done = ssdlab_cli("fio", *SMALL, "--output-format", "json", "--", *job)
+    assert done.returncode == 0, done.stderr
+    theirs, ours = (doc["jobs"][0]["read"] for doc in (fio, json.loads(done.stdout)))  # type: ignore[index]
+    assert (theirs["io_bytes"], theirs["total_ios"]) == (ours["io_bytes"], ours["total_ios"]) == (65536, 16)
+    assert load_jobs(job).jobs[0].workload.to_native()["seq_skip"] == -8192
+
+
 @pytest.mark.parametrize("rw", ["trimwrite", "randtrimwrite"])
 def test_a_trimwrite_trims_and_writes_what_real_fio_does(tmp_path: Path, rw: str) -> None:
     """fio's trimwrite and randtrimwrite: each block trimmed, then written, so 8 MiB of size moves 8 MiB

@@ -14,6 +14,12 @@ from ssdlab.units import parse_size, parse_time_ns
 __all__ = ["RW_NAMES", "Workload"]
 
 
+def _signed_size(value: int | str, field: str) -> int:
+    """A size that may step back: ``"-8k"`` is -8192."""
+    text = str(value).strip()
+    return -parse_size(text[1:], field) if text.startswith("-") else parse_size(value, field)
+
+
 def _sizes(field: str, text: str, tail: str, sep: str) -> dict[str, str]:
     """fio's ``bssplit`` (``4k/50:64k/50``) or ``bsrange`` (``4k-64k``) with the sizes in bytes, for the
     engine (which parses the rest); nothing when empty.
@@ -98,7 +104,8 @@ class Workload:
     percentage_random : int
         Percent of a random workload's IOs at a random offset; the rest follow the previous IO.
     seq_skip : int or str
-        Bytes skipped after each sequential IO (fio's ``rw=write:8k``).
+        Bytes skipped after each sequential IO (fio's ``rw=write:8k``); negative steps back
+        (``rw=read:-8k`` with 4 KiB IOs reads backwards).
     offset_increment : int or str
         Job k (of ``numjobs``) starts ``k x offset_increment`` after ``offset``.
     startdelay : str, int or float
@@ -278,7 +285,7 @@ class Workload:
             "blockalign": parse_size(self.blockalign, "blockalign"),
             "random_distribution": self.random_distribution,
             "percentage_random": self.percentage_random,
-            "seq_skip": parse_size(self.seq_skip, "seq_skip"),
+            "seq_skip": _signed_size(self.seq_skip, "seq_skip"),
             "offset_increment": parse_size(self.offset_increment, "offset_increment"),
             "startdelay_ns": parse_time_ns(self.startdelay, "startdelay"),
             "rate_bps": parse_size(self.rate, "rate"),

@@ -186,7 +186,9 @@ def _rw(text: str | None, kb_base: int) -> object:
             f"{text!r}: a random rw with :N (N IOs per random offset) is not supported yet; "
             "percentage_random mixes random and sequential IO"
         )
-    return Fields(rw=rw, seq_skip=_size(gap, kb_base))
+    back = gap.strip().startswith("-")  # fio's rw=read:-8k steps back
+    skip = _size(gap.strip().removeprefix("-"), kb_base)
+    return Fields(rw=rw, seq_skip=-skip if back else skip)
 
 
 def _bs(text: str | None, kb_base: int) -> object:

@@ -28,7 +28,7 @@ pub struct Job {
     slots: u64,
     draw: SlotDraw,
     percentage_random: u32,
-    seq_skip: u64,
+    seq_skip: i64,
     /// Where the next sequential IO starts, relative to `base`.
     next_off: u64,
     /// fio's random map of a simple random job (`randommap`): each block once a pass.
@@ -510,10 +510,13 @@ impl Job {
         } else {
             (self.next_off, len)
         };
-        self.next_off = offset + len + if random { 0 } else { self.seq_skip };
-        if self.next_off >= self.span {
-            self.next_off = 0;
-        }
+        // as fio: past the end a skip wraps to the start, a step back before the start to the end
+        let skip = if random { 0 } else { self.seq_skip };
+        self.next_off = match (offset + len).checked_add_signed(skip) {
+            Some(next) if next < self.span => next,
+            _ if skip < 0 => self.span.saturating_add_signed(skip),
+            _ => 0,
+        };
         (offset, len)
     }
 }
@@ -578,6 +581,20 @@ mod tests {
         let mut j = job(&[("rw", s("write")), ("seq_skip", n(8192)), ("size", n(1 << 20))]);
         let offs: Vec<u64> = (0..3).map(|_| j.next_io().offset).collect();
         assert_eq!(offs, [0, 12288, 24576]);
+    }
+
+    #[test]
+    fn a_negative_skip_reads_backwards_in_fios_order() {
+        // fio 3.33's write_iolog of rw=read:-8k, bs=4k, size=64k, loops=2: from 0 it steps back past the
+        // start to the end (56k), then down 4 KiB at a time to 0, and on from there in the second loop
+        // (60k is never read)
+        let mut j = job(&[("rw", s("read")), ("seq_skip", n(-8192)), ("size", n(64 << 10)), ("loops", n(2))]);
+        let mut offs = Vec::new();
+        while !j.done {
+            offs.push(j.next_io().offset / 1024);
+        }
+        let down: Vec<u64> = (1..=14).rev().map(|k| 4 * k).collect(); // 56, 52, ..., 4
+        assert_eq!(offs, [&[0][..], &down, &[0], &down, &[0, 56]].concat());
     }
 
     #[test]

@@ -208,8 +208,9 @@ pub struct Workload {
     pub random_distribution: Distribution,
     /// Percent of a random workload's IOs at a random offset; the rest follow the previous IO.
     pub percentage_random: u32,
-    /// Bytes skipped after each sequential IO (fio's `rw=write:N`).
-    pub seq_skip: u64,
+    /// Bytes skipped after each sequential IO (fio's `rw=write:N`); negative steps back (`rw=read:-8k`
+    /// with 4 KiB IOs reads backwards, wrapping from the start to the end of the region).
+    pub seq_skip: i64,
     /// Job k's region starts `k x offset_increment` after `offset`.
     pub offset_increment: u64,
     /// Each job starts this long after the run.
@@ -416,8 +417,8 @@ impl Workload {
         if !(1..=1_000_000).contains(&self.loops) {
             err("loops", "must be from 1 to 1000000", self.loops.to_string());
         }
-        if !self.seq_skip.is_multiple_of(SECTOR_BYTES) {
-            err("seq_skip", "must be a multiple of 512 B", size_text(self.seq_skip));
+        if !self.seq_skip.unsigned_abs().is_multiple_of(SECTOR_BYTES) {
+            err("seq_skip", "must be a multiple of 512 B", self.seq_skip.to_string());
         }
         if !self.offset_increment.is_multiple_of(SECTOR_BYTES) {
             err("offset_increment", "must be a multiple of 512 B", size_text(self.offset_increment));
