@@ -201,7 +201,7 @@ impl Job {
             Pace::new(w.rate_bps, w.rate_iops, read_sizes.min(), per_io(w.rate_bps, &read_sizes), poisson(0)),
             Pace::new(write_bps, write_iops, write_sizes.min(), per_io(write_bps, &write_sizes), poisson(1)),
         ];
-        let trim_and_write = if matches!(w.rw, Rw::TrimWrite | Rw::RandTrimWrite) { 2 } else { 1 };
+        let trim_and_write = if w.rw.trims_then_writes() { 2 } else { 1 };
         let mut job = Job {
             rng: stream(w.seed, u64::from(index)),
             rw: w.rw,
@@ -383,7 +383,7 @@ impl Job {
         if kind == Op::Write {
             self.writes_since_flush += 1;
         }
-        if kind == Op::Trim && matches!(self.rw, Rw::TrimWrite | Rw::RandTrimWrite) {
+        if kind == Op::Trim && self.rw.trims_then_writes() {
             self.write_after_trim = Some((offset, len));
         }
         self.issued += len;

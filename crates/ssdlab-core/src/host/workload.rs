@@ -42,6 +42,11 @@ impl Rw {
         matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw | Rw::RandTrim | Rw::RandTrimWrite)
     }
 
+    /// fio's `trimwrite` or `randtrimwrite`: each block trimmed, then written.
+    pub fn trims_then_writes(self) -> bool {
+        matches!(self, Rw::TrimWrite | Rw::RandTrimWrite)
+    }
+
     /// fio's name for it.
     pub fn name(self) -> &'static str {
         match self {
