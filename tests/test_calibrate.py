@@ -434,9 +434,9 @@ def test_write_leaves_a_value_the_fit_did_not_move_as_it_was(tmp_path: Path) -> 
             '[calibration]\nfigures = ["bg4-1tb.anandtech.seq_read_hmb_on"]\n',
             "a fit needs a number (got bg4-1tb.anandtech.seq_read_hmb_on)",
         ),
-        (  # no method measures it yet
+        (  # spec-sheet text: a model input, which no method measures
             ["{file}"],
-            '[calibration]\nfigures = ["sn520-128gb.spec.endurance_TBW"]\n',
+            '[calibration]\nfigures = ["sn520-128gb.spec.controller"]\n',
             "`ssdlab validate` has a method for",
         ),
         (["{file}", "--budget", "0"], "", "--budget"),

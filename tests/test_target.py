@@ -132,7 +132,7 @@ def test_a_suite_that_needs_the_simulation_is_refused_on_a_target_before_anythin
 
 def test_the_simulation_only_suites_are_those_that_say_why() -> None:
     reasons = {name: s.simulated_only for name, s in ssdlab.suites.registry().items() if s.simulated_only}
-    assert set(reasons) == {"power", "anandtech", "dbmix"}
+    assert set(reasons) == {"power", "anandtech", "dbmix", "endurance"}
 
 
 def test_several_specs_run_as_one_fio_group_with_a_result_per_spec(tmp_path: Path) -> None:

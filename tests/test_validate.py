@@ -89,26 +89,28 @@ def test_a_fill_curve_segment_is_a_range_row() -> None:
             assert r.error_pct == pytest.approx((r.model - end) / end * 100)
 
 
+@pytest.fixture
+def no_endurance_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spec sheet's TBW as it was before the endurance model: a figure no method measures yet."""
+    monkeypatch.delitem(validate._METHODS, ("spec", "endurance_TBW"))
+    monkeypatch.setitem(validate.NO_METHOD, ("spec", "endurance_TBW"), "endurance model")
+
+
+@pytest.mark.usefixtures("no_endurance_method")
 def test_a_figure_without_a_method_is_listed_as_such() -> None:
     (r,) = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
     assert r.method == "no method yet (endurance model)"
     assert (r.model, r.error_pct, r.fit) == (None, None, None)
 
 
+@pytest.mark.usefixtures("no_endurance_method")
 def test_adding_a_method_is_one_registered_function() -> None:
     @validate.method("spec", "endurance_TBW")
     def _fake(fig: Figure, ctx: validate.Context) -> Measured:
         return Measured(50.0, "TBW", "a fake endurance method")
 
-    try:
-        (row,) = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
-        assert (row.method, row.model, row.error_pct) == (
-            "a fake endurance method",
-            50.0,
-            pytest.approx(-50.0),
-        )
-    finally:
-        del validate._METHODS[("spec", "endurance_TBW")]
+    (row,) = validate.rows(["sn520-128gb"], figures=["spec.endurance_TBW"])
+    assert (row.method, row.model, row.error_pct) == ("a fake endurance method", 50.0, pytest.approx(-50.0))
 
 
 def test_the_brief_power_figures_are_measured_by_its_method() -> None:
@@ -330,6 +332,7 @@ def test_a_negative_job_count_is_a_workload_error() -> None:
 # ------------------------------------------------------------------------------------------------- CLI
 
 
+@pytest.mark.usefixtures("no_endurance_method")
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW", "--json"])
     rows = json.loads(capsys.readouterr().out)
@@ -350,6 +353,7 @@ def test_cli_negative_jobs_exits_2_naming_the_option(capsys: pytest.CaptureFixtu
     assert capsys.readouterr().err.startswith("error: --jobs: must be 0 (one per CPU) or more (got -1)")
 
 
+@pytest.mark.usefixtures("no_endurance_method")
 def test_cli_table_lists_the_method(capsys: pytest.CaptureFixture[str]) -> None:
     main(["validate", "sn520-128gb", "--figure", "spec.endurance_TBW"])
     out = capsys.readouterr().out

@@ -430,7 +430,7 @@ def measurable(name: str) -> bool:
     --------
     >>> measurable("bg4-128gb.fill.curve"), measurable("bg4-1tb.cdm.seq_read_MBps")
     (True, True)
-    >>> measurable("sn520-128gb.spec.endurance_TBW"), measurable("my-drive.cdm.seq_read_MBps")
+    >>> measurable("sn520-128gb.spec.controller"), measurable("my-drive.cdm.seq_read_MBps")
     (False, False)
     >>> measurable("enterprise-tlc.db_test.avg_lat_us_no_suspend[2r1w_1thread write]")  # a row of a table
     True
