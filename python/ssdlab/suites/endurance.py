@@ -281,7 +281,7 @@ def run_endurance(
         end = fill_share + (1 - fill_share) * (k + 1) / max_rounds
         run = drive.run(w, progress=scaled(progress, start, end, f"round {k + 1}"))
         after = drive.counters()
-        change = {k: float(after[k] - before[k]) for k in ROUND_COUNTERS}
+        change = {c: float(after[c] - before[c]) for c in ROUND_COUNTERS}
         res.rounds.append(Round(change, run.bandwidth_mbps))
         if k >= 2:
             a, b = res.rounds[-2].waf, res.rounds[-1].waf
@@ -294,7 +294,7 @@ def run_endurance(
 
 
 def headline(doc: Mapping[str, Any]) -> list[Headline]:
-    """The projected TBW, in TB and in drive writes (which a scaled run keeps), and the steady WAF."""
+    """The projected TBW, in TB and in drive writes (about what a scaled run keeps), and the steady WAF."""
     return [
         Headline("TBW", number(doc["tbw_tb"]), "TB"),
         Headline("drive writes", number(doc["drive_writes"]), ""),
