@@ -99,3 +99,62 @@ def test_cli_runs_the_suite_and_writes_its_result(tmp_path: Path) -> None:
     (saved,) = (tmp_path / "results").glob("*endurance*.json")
     doc = json.loads(saved.read_text())
     assert doc["suite"] == "endurance" and doc["tbw_tb"] > 0
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SSDLAB), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_a_job_file_s_one_job_is_the_workload_and_a_skewed_one_amplifies_less(tmp_path: Path) -> None:
+    (tmp_path / "hot.fio").write_text(
+        "[hot]\nrw=randwrite\nbs=4k\niodepth=16\nrandom_distribution=zipf:1.2\n"
+    )
+    args = ("run", "--suite", "endurance", "-p", "bg4-128gb", "--scale-capacity-gb", "4", "--json")
+    hot = cli(*args, "--job", "hot.fio", cwd=tmp_path)
+    assert hot.returncode == 0, hot.stderr
+    doc = json.loads(hot.stdout)
+    assert doc["workload"] == "job hot (randwrite)"
+    jedec = run_endurance(small(4.0))
+    assert doc["waf"] < 0.8 * jedec.waf  # most writes hit a few hot blocks, which GC finds nearly empty
+
+
+@pytest.mark.parametrize(
+    ("job", "named"),
+    [
+        (
+            "[a]\nrw=randwrite\n[b]\nrw=randwrite\n",
+            "error: --job: needs a job file with one job (it has 2: a, b)",
+        ),
+        ("[r]\nrw=randread\n", "error: rw: an endurance workload must write (got randread)"),
+    ],
+)
+def test_a_job_file_that_is_not_one_writing_job_exits_2_naming_it(
+    tmp_path: Path, job: str, named: str
+) -> None:
+    (tmp_path / "j.fio").write_text(job)
+    out = cli(
+        "run",
+        "--suite",
+        "endurance",
+        "-p",
+        "bg4-128gb",
+        "--scale-capacity-gb",
+        "4",
+        "--job",
+        "j.fio",
+        cwd=tmp_path,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(named), out.stderr
+
+
+def test_another_suite_refuses_a_job_file(tmp_path: Path) -> None:
+    out = cli("run", "--suite", "cdm", "--job", "x.fio", cwd=tmp_path)
+    assert out.returncode == 2 and "--job: suite cdm does not take this option" in out.stderr

@@ -112,6 +112,7 @@ _RUN_OPTIONS = {
     "duration": "--duration",
     "interval": "--interval",
     "test_data": "--test-data",
+    "job": "--job",
     "target_size": "--target-size",
     "capacity_gb": "--scale-capacity-gb",
 }
@@ -216,6 +217,13 @@ def run(
     test_data: Annotated[
         str | None, typer.Option(help="cdm: random (the default) or 0x00 (CrystalDiskMark's All 0x00).")
     ] = None,
+    job: Annotated[
+        Path | None,
+        typer.Option(
+            help="endurance: a fio job file whose one job is the workload (default: JESD219A's enterprise "
+            "workload)."
+        ),
+    ] = None,
     seed: SeedOpt = 1,
     json_: JsonOpt = False,
     out: Annotated[Path, typer.Option(help="Folder the JSON and HTML report go into.")] = Path("results"),
@@ -232,7 +240,13 @@ def run(
     With --target PATH the same suite runs on a real file or block device through fio."""
     s = get_suite(suite)
     options = SuiteOptions(
-        test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
+        test_size=test_size,
+        runs=runs,
+        duration=duration,
+        interval=interval,
+        seed=seed,
+        test_data=test_data,
+        job=None if job is None else str(job),
     )
     s.check(options)
     if plot is not None:

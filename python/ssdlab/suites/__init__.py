@@ -76,10 +76,12 @@ class SuiteOptions:
     seed: int = 1
     #: CrystalDiskMark's test data: ``"random"`` or ``"0x00"``.
     test_data: str | None = None
+    #: A fio job file whose one job is the suite's workload (endurance).
+    job: str | None = None
 
     def given(self) -> set[str]:
         """The options set (seed aside: every suite takes it, as a root seed or not at all)."""
-        names = ("test_size", "runs", "duration", "interval", "test_data")
+        names = ("test_size", "runs", "duration", "interval", "test_data", "job")
         return {k for k in names if getattr(self, k) is not None}
 
 

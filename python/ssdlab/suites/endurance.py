@@ -21,7 +21,9 @@ in the next 15% and 20% in the rest. Every transfer starts on a 4 KiB boundary (
 client workload is a recorded trace that is not public, so a client drive's rating, made with it, is
 expected to be higher than this projection.
 
-``ssdlab run --suite endurance -p sn520-128gb`` (33 s; bg4-128gb 90 s). ``--scale-capacity-gb`` shortens
+``ssdlab run --suite endurance -p sn520-128gb`` (33 s; bg4-128gb 90 s); ``--job FILE`` runs the one job of
+a fio job file instead (its region, sizes, distribution, queue depth and numjobs; each round sets how much
+it writes). ``--scale-capacity-gb`` shortens
 it and keeps the over-provisioning ratio, but spare space comes in whole blocks a die, so the write
 amplification moves with the scale: bg4-128gb amplifies 14.2x in full, 13.6x at 32 GB, 15.6x at 16 GB and
 11x at 4 GB (35 blocks a plane). Quote drive writes from a scaled run, and keep a few hundred blocks a plane.
@@ -241,10 +243,12 @@ def run_endurance(
     seed: int = 1,
     max_rounds: int = MAX_ROUNDS,
     progress: Progress | None = None,
+    job_name: str = "",
 ) -> EnduranceResult:
     """Fill ``drive`` (changed), then run ``workload`` (default: :func:`jesd219`) in rounds of a quarter of
     its capacity until its write amplification is steady, and project the TBW (see the module's text).
-    A ``workload``'s ``size``, ``io_size`` and ``seed`` are set per round; it must write."""
+    A ``workload`` keeps its region (``offset``, ``size``: the whole drive by default); each round sets
+    its ``io_size`` (shared by its ``numjobs``) and ``seed``. It must write."""
     if max_rounds < 2:
         raise workload_error("max_rounds", "at least 2 rounds are needed to see a steady state", max_rounds)
     limit = int(drive.config_value("ftl.pe_cycle_limit"))
@@ -258,6 +262,8 @@ def run_endurance(
     if not base.rw.endswith("write") and base.rw not in ("randrw", "rw", "readwrite"):
         raise workload_error("rw", "an endurance workload must write", base.rw)
     name = "JESD219A enterprise workload" if workload is None else f"{base.rw} workload"
+    if workload is not None and job_name:
+        name = f"job {job_name} ({base.rw})"
     res = EnduranceResult(
         preset=drive.name,
         seed=seed,
@@ -276,7 +282,8 @@ def run_endurance(
     )
     for k in range(max_rounds):
         before = drive.counters()
-        w = replace(base, size=cap, io_size=per_round, seed=run_seed(seed, "endurance", k))
+        share = per_round // base.numjobs // 4096 * 4096
+        w = replace(base, io_size=share, seed=run_seed(seed, "endurance", k))
         start = fill_share + (1 - fill_share) * k / max_rounds
         end = fill_share + (1 - fill_share) * (k + 1) / max_rounds
         run = drive.run(w, progress=scaled(progress, start, end, f"round {k + 1}"))
@@ -313,8 +320,32 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
     return [Curve("endurance WAF", "drive writes after the fill", "WAF", x, y)]
 
 
+def job_workload(path: str) -> tuple[str, Workload]:
+    """The one job of fio job file ``path``, as ``(name, workload)``; a file with more jobs is refused.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "w.fio"
+    >>> _ = f.write_text("[hot]\\nrw=randwrite\\nbs=16k\\nrandom_distribution=zipf:1.2\\n")
+    >>> name, w = job_workload(str(f))
+    >>> name, w.rw, w.bs, w.random_distribution
+    ('hot', 'randwrite', 16384, 'zipf:1.2')
+    """
+    from ssdlab.fio.jobfile import load_jobs  # the fio package imports the suites' registry
+
+    jobs = load_jobs([path]).jobs
+    if len(jobs) != 1:
+        names = ", ".join(j.name for j in jobs)
+        raise workload_error("--job", f"needs a job file with one job (it has {len(jobs)}: {names})", path)
+    return jobs[0].name, replace(jobs[0].workload, numjobs=jobs[0].numjobs)
+
+
 def _suite_run(drive: Drive, o: SuiteOptions, progress: Progress | None) -> EnduranceResult:
-    return run_endurance(drive, seed=o.seed, progress=progress)
+    if o.job is None:
+        return run_endurance(drive, seed=o.seed, progress=progress)
+    name, workload = job_workload(o.job)
+    return run_endurance(drive, workload, seed=o.seed, progress=progress, job_name=name)
 
 
 register(
@@ -323,6 +354,7 @@ register(
         help="TBW projected from the wear of JESD219A's enterprise workload once write amplification is "
         "steady, after a full fill (simulated drives only)",
         run=_suite_run,
+        options=frozenset({"job"}),
         headline=headline,
         curves=curves,
         simulated_only="projects wear from every block's erase count, which a real drive does not report",
