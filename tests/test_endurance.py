@@ -27,6 +27,8 @@ def test_the_tbw_is_the_rated_cycles_over_the_steady_wear_rate() -> None:
     wear = sum(r.counters["pe_cycles_mean"] for r in res.rounds[-2:])
     assert res.tbw_tb == pytest.approx(3000 * host / wear / 1e12)
     assert res.drive_writes == pytest.approx(res.tbw_tb * 1e12 / res.capacity_bytes)
+    speed = (res.rounds[-2].mbps + res.rounds[-1].mbps) / 2
+    assert res.days_at_speed == pytest.approx(res.tbw_tb * 1e6 / speed / 86400)
     # every round wrote a quarter of the drive, after a fill of the whole of it
     assert all(r.host_bytes == pytest.approx(res.capacity_bytes / 4, rel=1e-3) for r in res.rounds)
 

@@ -17,17 +17,17 @@ The method (JESD218's definition of TBW, JESD219A's enterprise workload as the d
 JESD219A's enterprise workload: random writes of 512 B to 64 KiB (4 KiB: 67%, 8 KiB: 10%, 16 KiB: 7%,
 512 B: 4%, 32 and 64 KiB: 3% each, 1 to 3.5 KiB: 1% each), 50% of them in the first 5% of the LBA range, 30%
 in the next 15% and 20% in the rest. Every transfer starts on a 4 KiB boundary (the standard aligns those of
-4 KiB and more; a smaller one inside one 4 KiB page costs the same read-modify-write either way). JEDEC's
-client workload is a recorded trace that is not public, so a client drive's rating, made with it, is
-expected to be higher than this projection.
+4 KiB and more; aligning the smaller ones too keeps each inside one 4 KiB page). JEDEC's client workload is
+a recorded trace that is not public, so a client drive's rating, made with it, is expected to be higher
+than this projection.
 
 ``ssdlab run --suite endurance -p sn520-128gb`` (33 s; bg4-128gb 90 s); ``--job FILE`` runs the one job of
 a fio job file instead (its region, sizes, distribution, queue depth and numjobs; each round sets how much
-it writes). ``--scale-capacity-gb`` shortens
-it and keeps the over-provisioning ratio, but spare space comes in whole blocks a die, so the write
-amplification moves with the scale: bg4-128gb amplifies 14.2x in full, 13.6x at 32 GB, 15.6x at 16 GB and
-11x at 4 GB (35 blocks a plane). Quote drive writes from a scaled run, and keep a few hundred blocks a plane.
-Simulated drives only: a real drive does not report its erase counts.
+it writes). ``--scale-capacity-gb`` shortens it and keeps the over-provisioning ratio, but spare space
+comes in whole blocks a die, so the write amplification moves with the scale: bg4-128gb amplifies 14.2x in
+full, 13.6x at 32 GB, 15.6x at 16 GB and 11x at 4 GB (35 blocks a plane). Quote drive writes from a scaled
+run, and keep a few hundred blocks a plane. Simulated drives only: a real drive does not report its erase
+counts.
 
 Examples
 --------
@@ -63,6 +63,7 @@ __all__ = [
     "EnduranceResult",
     "Round",
     "jesd219",
+    "job_workload",
     "run_endurance",
 ]
 
@@ -197,6 +198,12 @@ class EnduranceResult:
         """Drive writes per day over a five-year warranty."""
         return self.drive_writes / WARRANTY_DAYS
 
+    @property
+    def days_at_speed(self) -> float:
+        """Days of writing without pause at the last two rounds' speed until the TBW is used up."""
+        mbps = sum(r.mbps for r in self.rounds[-2:]) / len(self.rounds[-2:])
+        return self.tbw_tb * 1e6 / mbps / 86400 if mbps > 0 else float("inf")
+
     def to_dict(self) -> dict[str, object]:
         return {
             "suite": "endurance",
@@ -214,6 +221,7 @@ class EnduranceResult:
             "tbw_tb": self.tbw_tb,
             "drive_writes": self.drive_writes,
             "dwpd": self.dwpd,
+            "days_at_speed": self.days_at_speed,
         }
 
     def tables(self) -> list[Table]:
@@ -234,6 +242,7 @@ class EnduranceResult:
         s.add_row("TBW", f"{self.tbw_tb:,.1f} TB")
         s.add_row("drive writes", f"{self.drive_writes:,.0f}")
         s.add_row("DWPD over 5 years", f"{self.dwpd:.3f}")
+        s.add_row("days of writing at the steady speed", f"{self.days_at_speed:,.0f}")
         return [t, s]
 
 
