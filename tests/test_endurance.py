@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab import Drive, Workload, WorkloadError, validate
+from ssdlab import Drive, SimulationError, Workload, WorkloadError, validate
 from ssdlab.suites.endurance import ROUND_COUNTERS, run_endurance
 
 SSDLAB = Path(sys.executable).parent / "ssdlab"
@@ -49,6 +49,21 @@ def test_the_parts_of_the_write_amplification_add_up_to_it() -> None:
     assert parts["part-filled pages"] > -1e-3 * res.waf  # a rest, not a correction
     assert parts["host pages"] >= 1.0  # every host byte is programmed once at least (small writes pad)
     assert parts["GC moves"] > 0.5  # a full drive under random writes collects garbage
+
+
+def test_a_drive_in_service_has_the_cycles_its_blocks_have_left() -> None:
+    new = run_endurance(small(), max_rounds=4)
+    assert new.tbw_left_tb == pytest.approx(new.tbw_tb * (3000 - new.pe_cycles_end) / 3000)
+    used = run_endurance(small(**{"ftl.initial_pe_cycles": 1500}), max_rounds=4)
+    assert used.pe_cycles_end == pytest.approx(new.pe_cycles_end + 1500, abs=1)
+    assert used.tbw_left_tb < 0.55 * used.tbw_tb
+
+
+def test_a_drive_that_wears_out_during_the_run_says_so() -> None:
+    with pytest.raises(
+        SimulationError, match=r"gave out in round \d+ .* retired at ftl\.pe_cycle_limit = 3,000"
+    ):
+        run_endurance(small(**{"ftl.initial_pe_cycles": 2990}))
 
 
 def test_twice_the_rated_cycles_is_twice_the_tbw() -> None:

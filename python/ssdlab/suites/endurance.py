@@ -50,7 +50,7 @@ from rich.table import Table
 
 from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
-from ssdlab.errors import workload_error
+from ssdlab.errors import SimulationError, workload_error
 from ssdlab.precondition import write_span
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, run_seed, scaled
@@ -150,6 +150,8 @@ class EnduranceResult:
     rounds: list[Round] = field(default_factory=list)
     #: Whether the last two rounds agreed on WAF (within :data:`STEADY_TOLERANCE`).
     steady: bool = False
+    #: The mean erase count per block after the last round (a drive in service starts above 0).
+    pe_cycles_end: float = 0.0
 
     def steady_change(self, counter: str) -> float:
         """The change of ``counter`` over the last two rounds, those the projection uses."""
@@ -189,6 +191,13 @@ class EnduranceResult:
         return parts
 
     @property
+    def tbw_left_tb(self) -> float:
+        """Host TB the drive can still take after this run at the same rate: the cycles its mean block has
+        left (``pe_cycle_limit`` less ``pe_cycles_end``) over the wear per host byte."""
+        left = max(0.0, self.pe_cycle_limit - self.pe_cycles_end)
+        return self.tbw_tb * left / self.pe_cycle_limit
+
+    @property
     def drive_writes(self) -> float:
         """The TBW in whole-drive writes."""
         return self.tbw_tb * 1e12 / self.capacity_bytes
@@ -219,6 +228,8 @@ class EnduranceResult:
             "waf": self.waf,
             "waf_parts": self.waf_parts(),
             "tbw_tb": self.tbw_tb,
+            "pe_cycles_end": self.pe_cycles_end,
+            "tbw_left_tb": self.tbw_left_tb,
             "drive_writes": self.drive_writes,
             "dwpd": self.dwpd,
             "days_at_speed": self.days_at_speed,
@@ -240,6 +251,7 @@ class EnduranceResult:
             s.add_row(f"  of which {part}", f"{v if abs(v) >= 0.005 else 0.0:.2f}")  # no "-0.00"
         s.add_row("rated P/E cycles (ftl.pe_cycle_limit)", f"{self.pe_cycle_limit:,}")
         s.add_row("TBW", f"{self.tbw_tb:,.1f} TB")
+        s.add_row("TBW left after this run", f"{self.tbw_left_tb:,.1f} TB")
         s.add_row("drive writes", f"{self.drive_writes:,.0f}")
         s.add_row("DWPD over 5 years", f"{self.dwpd:.3f}")
         s.add_row("days of writing at the steady speed", f"{self.days_at_speed:,.0f}")
@@ -295,10 +307,19 @@ def run_endurance(
         w = replace(base, io_size=share, seed=run_seed(seed, "endurance", k))
         start = fill_share + (1 - fill_share) * k / max_rounds
         end = fill_share + (1 - fill_share) * (k + 1) / max_rounds
-        run = drive.run(w, progress=scaled(progress, start, end, f"round {k + 1}"))
+        try:
+            run = drive.run(w, progress=scaled(progress, start, end, f"round {k + 1}"))
+        except SimulationError as e:
+            c = drive.counters()
+            raise SimulationError(
+                f"the drive gave out in round {k + 1} of the endurance workload, its blocks at "
+                f"{c['pe_cycles_mean']:,.0f} P/E on average ({c['grown_bad_blocks']:,.0f} retired at "
+                f"ftl.pe_cycle_limit = {limit:,}): {e}"
+            ) from None
         after = drive.counters()
         change = {c: float(after[c] - before[c]) for c in ROUND_COUNTERS}
         res.rounds.append(Round(change, run.bandwidth_mbps))
+        res.pe_cycles_end = float(after["pe_cycles_mean"])
         if k >= 2:
             a, b = res.rounds[-2].waf, res.rounds[-1].waf
             if abs(a - b) <= STEADY_TOLERANCE * b:
