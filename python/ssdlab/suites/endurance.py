@@ -280,7 +280,7 @@ def run_endurance(
     cap = drive.capacity_bytes
     per_round = int(cap * ROUND_FRACTION) // 4096 * 4096
     base = workload or jesd219(cap, per_round)
-    if not base.rw.endswith("write") and base.rw not in ("randrw", "rw", "readwrite"):
+    if not (base.rw.endswith("write") or base.mixed):
         raise workload_error("rw", "an endurance workload must write", base.rw)
     name = "JESD219A enterprise workload" if workload is None else f"{base.rw} workload"
     if workload is not None and job_name:
