@@ -17,6 +17,7 @@ from ssdlab import suites
 from ssdlab.cli import main
 from ssdlab.report import render_report
 from ssdlab.suites import ReportFigure, Suite, SuiteOptions
+from ssdlab.suites._common import result_doc
 
 
 def test_every_builtin_suite_is_registered_with_help_and_a_runner() -> None:
@@ -59,13 +60,7 @@ class EchoResult:
     config_toml: str
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "echo",
-            "ssdlab_version": ssdlab.__version__,
-            "preset": self.preset,
-            "seed": self.seed,
-            "config_toml": self.config_toml,
-        }
+        return result_doc("echo", self)
 
     def tables(self) -> list[Table]:
         t = Table(title=f"Echo on {self.preset}")

@@ -57,8 +57,9 @@ __all__ = [
 
 
 class SuiteResult(Protocol):
-    """What a suite returns: JSON-ready (with ``suite``, ``preset``, ``ssdlab_version``, ``config_toml``) and
-    the tables ``ssdlab run`` prints (the report shows them too)."""
+    """What a suite returns: JSON-ready (with ``suite``, ``preset``, ``ssdlab_version``, ``config_toml``:
+    :func:`ssdlab.suites._common.result_doc` writes them) and the tables ``ssdlab run`` prints (the report
+    shows them too)."""
 
     def to_dict(self) -> dict[str, object]: ...
 

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["NativeProgress", "Progress", "number", "run_seed", "scaled", "sub"]
+from ssdlab._core import version as ssdlab_version
+
+__all__ = ["NativeProgress", "Progress", "number", "result_doc", "run_seed", "scaled", "sub"]
 
 #: ``progress(fraction_done, what_is_running)``, as the suites and preconditioning steps take it.
 Progress = Callable[[float, str], None]
@@ -101,3 +104,28 @@ def number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return None if value != value else float(value)  # NaN != NaN
+
+
+class _Made(Protocol):
+    """What a suite result says about how it was made."""
+
+    preset: str
+    config_toml: str
+
+
+def result_doc(suite: str, result: _Made, **fields: object) -> dict[str, object]:
+    """A suite result's JSON document: who made it (the suite, ssdlab's version, the preset and, for a suite
+    that draws random numbers, its seed), the suite's own ``fields``, and the drive's full config last.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> res = SimpleNamespace(preset="bg4-1tb", seed=7, config_toml="[nand]")
+    >>> doc = result_doc("atto", res, qd=4)
+    >>> [k for k in doc], doc["seed"], doc["qd"]
+    (['suite', 'ssdlab_version', 'preset', 'seed', 'qd', 'config_toml'], 7, 4)
+    """
+    head: dict[str, object] = {"suite": suite, "ssdlab_version": ssdlab_version(), "preset": result.preset}
+    if hasattr(result, "seed"):
+        head["seed"] = result.seed
+    return {**head, **fields, "config_toml": result.config_toml}

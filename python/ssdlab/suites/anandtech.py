@@ -63,7 +63,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, sub
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, sub
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.suites.fill import run_fill
 from ssdlab.suites.power import idle_power_mw
@@ -470,19 +470,16 @@ class AnandTechResult:
         return self.max_gb < MAX_GB
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "anandtech",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "max_gb": self.max_gb,
-            "scaled_down": self.scaled_down,
-            "idle_mw": self.idle_mw,
-            "results": [r.to_dict() for r in self.results],
-            "published": [b.__dict__ | {"error_pct": b.error_pct} for b in published_figures(self)],
-            "checks": [c.__dict__ for c in checks(self)],
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "anandtech",
+            self,
+            max_gb=self.max_gb,
+            scaled_down=self.scaled_down,
+            idle_mw=self.idle_mw,
+            results=[r.to_dict() for r in self.results],
+            published=[b.__dict__ | {"error_pct": b.error_pct} for b in published_figures(self)],
+            checks=[c.__dict__ for c in checks(self)],
+        )
 
     def _title(self, what: str) -> str:
         amount = (

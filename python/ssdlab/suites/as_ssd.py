@@ -51,7 +51,7 @@ from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.suites._common import Progress, number, result_doc, run_seed
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import MIB, parse_time_ns
 from ssdlab.workload import Workload
@@ -117,25 +117,22 @@ class AsSsdResult:
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "as-ssd",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "max_time_s": self.max_time_s,
-            "seq_read_mbps": self.seq_read_mbps,
-            "seq_write_mbps": self.seq_write_mbps,
-            "k4_read_mbps": self.k4_read_mbps,
-            "k4_write_mbps": self.k4_write_mbps,
-            "k4_64_read_mbps": self.k4_64_read_mbps,
-            "k4_64_write_mbps": self.k4_64_write_mbps,
-            "access_read_ms": self.access_read_ms,
-            "access_write_ms": self.access_write_ms,
-            "score": {"read": self.score_read, "write": self.score_write, "total": self.score_total},
-            "compression": [c.__dict__ for c in self.compression],
-            "published": [b.__dict__ | {"error_pct": b.error_pct} for b in published_figures(self)],
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "as-ssd",
+            self,
+            max_time_s=self.max_time_s,
+            seq_read_mbps=self.seq_read_mbps,
+            seq_write_mbps=self.seq_write_mbps,
+            k4_read_mbps=self.k4_read_mbps,
+            k4_write_mbps=self.k4_write_mbps,
+            k4_64_read_mbps=self.k4_64_read_mbps,
+            k4_64_write_mbps=self.k4_64_write_mbps,
+            access_read_ms=self.access_read_ms,
+            access_write_ms=self.access_write_ms,
+            score={"read": self.score_read, "write": self.score_write, "total": self.score_total},
+            compression=[c.__dict__ for c in self.compression],
+            published=[b.__dict__ | {"error_pct": b.error_pct} for b in published_figures(self)],
+        )
 
     def table(self) -> Table:
         t = Table(

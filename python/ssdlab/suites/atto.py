@@ -44,7 +44,7 @@ from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.suites._common import Progress, number, result_doc, run_seed
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import KIB, MIB, PAGE, format_size, parse_size
 from ssdlab.workload import Workload
@@ -106,17 +106,14 @@ class AttoResult:
         return next(p for p in self.points if p.bs == bs)
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "atto",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "total": self.total,
-            "qd": self.qd,
-            "compressible": self.compressible,
-            "points": [p.to_dict() for p in self.points],
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "atto",
+            self,
+            total=self.total,
+            qd=self.qd,
+            compressible=self.compressible,
+            points=[p.to_dict() for p in self.points],
+        )
 
     def tables(self) -> list[Table]:
         data = "compressible pattern" if self.compressible else "random data"

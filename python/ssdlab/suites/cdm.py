@@ -50,7 +50,7 @@ from ssdlab.counters import delta as counter_delta
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, scaled
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, scaled
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import KIB, MIB, format_size, parse_size, parse_time_ns
 from ssdlab.workload import Workload
@@ -194,20 +194,17 @@ class CdmResult:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready, with the preset, seed, ssdlab version and the drive's full config."""
-        return {
-            "suite": f"cdm{self.version}",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "test_size": self.test_size,
-            "runs": self.runs,
-            "duration_s": self.duration_s,
-            "interval_s": self.interval_s,
-            "test_data": self.test_data,
-            "rows": [r.to_dict() for r in self.rows],
-            "prepare_counters": self.prepare_counters,
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            f"cdm{self.version}",
+            self,
+            test_size=self.test_size,
+            runs=self.runs,
+            duration_s=self.duration_s,
+            interval_s=self.interval_s,
+            test_data=self.test_data,
+            rows=[r.to_dict() for r in self.rows],
+            prepare_counters=self.prepare_counters,
+        )
 
     def table(self) -> Table:
         """The grid as CrystalDiskMark lays it out: one line per test, read and write side by side."""

@@ -34,12 +34,11 @@ from typing import Any
 
 from rich.table import Table
 
-from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import settle, write_span
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.suites._common import Progress, number, result_doc, run_seed
 from ssdlab.suites.gamersnexus import COPY_BS, copy_jobs
 from ssdlab.units import format_size, parse_size
 
@@ -78,19 +77,16 @@ class CopyResult:
         return self.size_bytes / 1e6 / self.copy_s
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "copy",
-            "preset": self.preset,
-            "seed": self.seed,
-            "ssdlab_version": ssdlab_version(),
-            "config_toml": self.config_toml,
-            "size_bytes": self.size_bytes,
-            "source_mbps": self.source_mbps,
-            "settle_s": self.settle_s,
-            "copy_s": self.copy_s,
-            "copy_mbps": self.copy_mbps,
-            "counters": self.counters,
-        }
+        return result_doc(
+            "copy",
+            self,
+            size_bytes=self.size_bytes,
+            source_mbps=self.source_mbps,
+            settle_s=self.settle_s,
+            copy_s=self.copy_s,
+            copy_mbps=self.copy_mbps,
+            counters=self.counters,
+        )
 
     def tables(self) -> list[Table]:
         t = Table(title=f"{self.preset}: {self.size_bytes / 1e9:.3g} GB file copied on the same drive")

@@ -45,7 +45,7 @@ from ssdlab.counters import Counters, delta
 from ssdlab.drive import Drive, config_value
 from ssdlab.errors import workload_error
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed
+from ssdlab.suites._common import Progress, number, result_doc, run_seed
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
 
@@ -129,17 +129,14 @@ class DbmixResult:
         raise KeyError(f"{case} suspension={suspension}")
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "dbmix",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "runtime_s": self.runtime_s,
-            "random_fraction": self.random_fraction,
-            "rows": [r.to_dict() for r in self.rows],
-            "published": [{"case": c, "read_or_write": d, **v} for (c, d), v in self.published.items()],
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "dbmix",
+            self,
+            runtime_s=self.runtime_s,
+            random_fraction=self.random_fraction,
+            rows=[r.to_dict() for r in self.rows],
+            published=[{"case": c, "read_or_write": d, **v} for (c, d), v in self.published.items()],
+        )
 
     def table(self) -> Table:
         """Per case and direction: our average and maximum latency without and with suspension, beside the

@@ -48,12 +48,11 @@ from typing import Any
 
 from rich.table import Table
 
-from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.errors import SimulationError, workload_error
 from ssdlab.precondition import write_span
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, scaled
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, scaled
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -214,26 +213,23 @@ class EnduranceResult:
         return self.tbw_tb * 1e6 / mbps / 86400 if mbps > 0 else float("inf")
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "endurance",
-            "preset": self.preset,
-            "seed": self.seed,
-            "ssdlab_version": ssdlab_version(),
-            "config_toml": self.config_toml,
-            "capacity_bytes": self.capacity_bytes,
-            "pe_cycle_limit": self.pe_cycle_limit,
-            "workload": self.workload,
-            "rounds": [{**r.counters, "mbps": r.mbps, "waf": r.waf} for r in self.rounds],
-            "steady": self.steady,
-            "waf": self.waf,
-            "waf_parts": self.waf_parts(),
-            "tbw_tb": self.tbw_tb,
-            "pe_cycles_end": self.pe_cycles_end,
-            "tbw_left_tb": self.tbw_left_tb,
-            "drive_writes": self.drive_writes,
-            "dwpd": self.dwpd,
-            "days_at_speed": self.days_at_speed,
-        }
+        return result_doc(
+            "endurance",
+            self,
+            capacity_bytes=self.capacity_bytes,
+            pe_cycle_limit=self.pe_cycle_limit,
+            workload=self.workload,
+            rounds=[{**r.counters, "mbps": r.mbps, "waf": r.waf} for r in self.rounds],
+            steady=self.steady,
+            waf=self.waf,
+            waf_parts=self.waf_parts(),
+            tbw_tb=self.tbw_tb,
+            pe_cycles_end=self.pe_cycles_end,
+            tbw_left_tb=self.tbw_left_tb,
+            drive_writes=self.drive_writes,
+            dwpd=self.dwpd,
+            days_at_speed=self.days_at_speed,
+        )
 
     def tables(self) -> list[Table]:
         t = Table(title=f"{self.preset}: {self.workload}, after a full sequential fill")

@@ -45,7 +45,7 @@ from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, write_span
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, scaled
+from ssdlab.suites._common import Progress, number, result_doc, scaled
 from ssdlab.units import GB, parse_size, shown
 
 __all__ = [
@@ -308,27 +308,25 @@ class FillResult:
 
     def to_dict(self) -> dict[str, object]:
         checks = self.against_published()
-        return {
-            "suite": "fill",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "capacity_bytes": self.capacity_bytes,
-            "bs": self.bs,
-            "iodepth": self.iodepth,
-            "average_mbps": self.average_mbps,
-            "last16_mbps": self.last16_mbps,
-            "total_s": self.total_s,
-            "waf": self.waf,
-            "levels": [
+        return result_doc(
+            "fill",
+            self,
+            capacity_bytes=self.capacity_bytes,
+            bs=self.bs,
+            iodepth=self.iodepth,
+            average_mbps=self.average_mbps,
+            last16_mbps=self.last16_mbps,
+            total_s=self.total_s,
+            waf=self.waf,
+            levels=[
                 {"fill_start": lv.fill_start, "fill_end": lv.fill_end, "mbps": lv.mbps, "points": lv.points}
                 for lv in self.levels()
             ],
-            "cache_exhausted_at": self.cache_exhausted_at(),
-            "published": None if checks is None else [c.to_dict() for c in checks],
-            "points": [p.to_dict() for p in self.points],
-            "counters": self.counters,
-            "config_toml": self.config_toml,
-        }
+            cache_exhausted_at=self.cache_exhausted_at(),
+            published=None if checks is None else [c.to_dict() for c in checks],
+            points=[p.to_dict() for p in self.points],
+            counters=self.counters,
+        )
 
     def table(self, max_rows: int = 40) -> Table:
         """The curve, one row per GB (every n-th row on big drives), with the SLC cache state."""

@@ -54,7 +54,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import purge, trim_all, write_span
 from ssdlab.result import Result
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, scaled, sub
 from ssdlab.units import GB, KIB, MIB, PAGE, format_size, parse_time_ns
 from ssdlab.workload import Workload
 
@@ -188,28 +188,25 @@ class GamersNexusResult:
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "gamersnexus",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "precondition_s": self.precondition_s,
-            "test_s": self.test_s,
-            "anvil_s": self.anvil_s,
-            "capacity_bytes": self.capacity_bytes,
-            "scaled_down": self.scaled_down,
-            "iometer": [r.to_dict() for r in self.iometer],
-            "anvil": [r.to_dict() for r in self.anvil],
-            "copy_bytes": self.copy_bytes,
-            "copy_s": self.copy_s,
-            "copy_mbps": self.copy_bytes / 1e6 / self.copy_s if self.copy_s else 0.0,
-            "archive_bytes": self.archive_bytes,
-            "extracted_bytes": self.extracted_bytes,
-            "extract_s": self.extract_s,
-            "host_bytes": self.host_bytes,
-            "notes": self.notes,
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "gamersnexus",
+            self,
+            precondition_s=self.precondition_s,
+            test_s=self.test_s,
+            anvil_s=self.anvil_s,
+            capacity_bytes=self.capacity_bytes,
+            scaled_down=self.scaled_down,
+            iometer=[r.to_dict() for r in self.iometer],
+            anvil=[r.to_dict() for r in self.anvil],
+            copy_bytes=self.copy_bytes,
+            copy_s=self.copy_s,
+            copy_mbps=self.copy_bytes / 1e6 / self.copy_s if self.copy_s else 0.0,
+            archive_bytes=self.archive_bytes,
+            extracted_bytes=self.extracted_bytes,
+            extract_s=self.extract_s,
+            host_bytes=self.host_bytes,
+            notes=self.notes,
+        )
 
     def tables(self) -> list[Table]:
         scaled = "SCALED DOWN - " if self.scaled_down else ""

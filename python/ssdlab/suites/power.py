@@ -28,11 +28,10 @@ from typing import Any
 from rich.table import Table
 
 from ssdlab import reference
-from ssdlab._core import version as ssdlab_version
 from ssdlab.drive import Drive
 from ssdlab.precondition import settle
 from ssdlab.suites import Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, scaled
+from ssdlab.suites._common import Progress, result_doc, scaled
 from ssdlab.suites._reference import Beside, published_table
 from ssdlab.units import parse_size
 from ssdlab.workload import Workload
@@ -80,16 +79,14 @@ class PowerResult:
     published: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "power",
-            "preset": self.preset,
-            "ssdlab_version": ssdlab_version(),
-            "config_toml": self.config_toml,
-            "rows": [{**r.__dict__, "error_pct": r.error_pct} for r in self.rows],
-            "idle_mw": self.idle_mw,
-            "max_power_w": self.max_power_w,
-            "published": self.published,
-        }
+        return result_doc(
+            "power",
+            self,
+            rows=[{**r.__dict__, "error_pct": r.error_pct} for r in self.rows],
+            idle_mw=self.idle_mw,
+            max_power_w=self.max_power_w,
+            published=self.published,
+        )
 
     def tables(self) -> list[Table]:
         t = Table(title=f"{self.preset}: power, 10 ms samples (KIOXIA BG4 brief's method)")

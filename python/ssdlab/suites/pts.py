@@ -58,7 +58,7 @@ from ssdlab.errors import workload_error
 from ssdlab.precondition import SteadyState, purge, snia_wipc, steady_state
 from ssdlab.result import REPORTED_PERCENTILES
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, scaled, sub
 from ssdlab.suites.snia import check_rounds, needs_gc, rounds_until_steady
 from ssdlab.units import parse_time_ns
 from ssdlab.workload import Workload
@@ -324,26 +324,23 @@ class PtsResult:
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "pts",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "capacity_gb": self.capacity_gb,
-            "round_time_s": self.round_time_s,
-            "max_rounds": self.max_rounds,
-            "iodepth": self.iodepth,
-            "numjobs": self.numjobs,
-            "tests": list(self.tests),
-            "header": self.header,
-            "wipc_bytes": self.wipc_bytes,
-            "iops": None if self.iops is None else self.iops.to_dict(),
-            "throughput": [t.to_dict() for t in self.throughput],
-            "latency": None if self.latency is None else self.latency.to_dict(),
-            "wsat": None if self.wsat is None else self.wsat.to_dict(),
-            "counters": self.counters,
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "pts",
+            self,
+            capacity_gb=self.capacity_gb,
+            round_time_s=self.round_time_s,
+            max_rounds=self.max_rounds,
+            iodepth=self.iodepth,
+            numjobs=self.numjobs,
+            tests=list(self.tests),
+            header=self.header,
+            wipc_bytes=self.wipc_bytes,
+            iops=None if self.iops is None else self.iops.to_dict(),
+            throughput=[t.to_dict() for t in self.throughput],
+            latency=None if self.latency is None else self.latency.to_dict(),
+            wsat=None if self.wsat is None else self.wsat.to_dict(),
+            counters=self.counters,
+        )
 
     # ----------------------------------------------------------------------------------------- tables
 

@@ -43,7 +43,7 @@ from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.precondition import Phase, SteadyState, purge, snia_wipc, steady_state
 from ssdlab.suites import Curve, Headline, Suite, SuiteOptions, register
-from ssdlab.suites._common import Progress, number, run_seed, scaled, sub
+from ssdlab.suites._common import Progress, number, result_doc, run_seed, scaled, sub
 from ssdlab.units import parse_size, parse_time_ns, shown
 from ssdlab.workload import Workload
 
@@ -129,27 +129,24 @@ class SniaIopsResult:
         return sum(r.waf for r in window) / len(window) if window else 0.0
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "suite": "snia-iops",
-            "ssdlab_version": ssdlab_version(),
-            "preset": self.preset,
-            "seed": self.seed,
-            "round_time_s": self.round_time_s,
-            "max_rounds": self.max_rounds,
-            "bs": self.bs,
-            "iodepth": self.iodepth,
-            "numjobs": self.numjobs,
-            "steady": self.verdict.steady,
-            "steady_round": self.steady_round,
-            "window_average_iops": self.window_average_iops,
-            "waf": self.waf,
-            "window_waf": self.window_waf,
-            "verdict": self.verdict.to_dict(),
-            "rounds": [r.to_dict() for r in self.rounds],
-            "wipc": self.wipc.to_dict(),
-            "counters": self.counters,
-            "config_toml": self.config_toml,
-        }
+        return result_doc(
+            "snia-iops",
+            self,
+            round_time_s=self.round_time_s,
+            max_rounds=self.max_rounds,
+            bs=self.bs,
+            iodepth=self.iodepth,
+            numjobs=self.numjobs,
+            steady=self.verdict.steady,
+            steady_round=self.steady_round,
+            window_average_iops=self.window_average_iops,
+            waf=self.waf,
+            window_waf=self.window_waf,
+            verdict=self.verdict.to_dict(),
+            rounds=[r.to_dict() for r in self.rounds],
+            wipc=self.wipc.to_dict(),
+            counters=self.counters,
+        )
 
     def tables(self) -> list[Table]:
         """What ``ssdlab run --suite snia-iops`` prints."""
