@@ -299,6 +299,37 @@ def test_ctrl_c_stops_the_command_and_the_same_command_resumes(tmp_path: Path) -
     assert optuna.load_study(study_name="ssdlab-calibrate", storage=storage).best_value <= best
 
 
+def test_a_ctrl_c_in_the_middle_of_a_study_query_leaves_only_interrupted_on_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Ctrl-C that lands while SQLAlchemy reads the study: closing the half-read cursor then fails, and
+    SQLAlchemy logs that with a traceback (CI saw "Error closing cursor" above ``interrupted``). The user
+    sees ``interrupted`` alone; a record not raised by the interrupt still reaches the terminal."""
+    import logging
+
+    from ssdlab.cli import main
+
+    pool = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
+
+    def query_interrupted(*args: object) -> None:
+        pool.error("a pool warning of its own")
+        try:
+            raise KeyboardInterrupt
+        finally:  # as SQLAlchemy's result does: close the cursor, and log why that failed
+            try:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed cursor.")
+            except sqlite3.ProgrammingError:
+                pool.error("Error closing cursor", exc_info=True)
+
+    monkeypatch.setattr(cal, "_open_study", query_interrupted)
+    # as on a user's terminal: nobody configured logging (pytest's own capture would hide the records)
+    monkeypatch.setattr(logging.root, "handlers", [])
+    with pytest.raises(SystemExit) as e:
+        main(["calibrate", "bg4-128gb", "--study", str(tmp_path / "s.sqlite")])
+    assert e.value.code == 130
+    assert capsys.readouterr().err.splitlines() == ["a pool warning of its own", "interrupted"]
+
+
 def test_only_distributeds_ctrl_c_cancel_bug_is_kept_off_the_terminal() -> None:
     """distributed's sync() answers an early Ctrl-C with a NameError in a ``cancel`` callback (CI saw its
     traceback on stderr); that record is dropped, any other error from the event loop is still shown."""

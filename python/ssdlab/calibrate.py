@@ -51,12 +51,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import re
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -591,6 +593,34 @@ def _timed_evaluate(
     return {k: v.to_dict() for k, v in errors.items()}, time.perf_counter() - t0
 
 
+def _interrupted(record: logging.LogRecord) -> bool:
+    """Whether ``record`` logs an error raised while a Ctrl-C (KeyboardInterrupt) was being handled."""
+    exc = record.exc_info[1] if record.exc_info else None
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+@contextmanager
+def _quiet_interrupted_queries() -> Iterator[None]:
+    """A Ctrl-C that lands while SQLAlchemy reads the study makes it close the half-read cursor, which fails,
+    and it logs that failure with a traceback ("Error closing cursor"). The interrupt itself is handled (the
+    run stops, the study keeps its trials), so the record is only noise on the user's terminal: Python's
+    last-resort handler (what prints a library's records when nobody configured logging) drops records raised
+    during a KeyboardInterrupt meanwhile. A program that configured its own logging gets them as before."""
+    keep = lambda record: not _interrupted(record)  # noqa: E731
+    last = logging.lastResort
+    if last is not None:
+        last.addFilter(keep)
+    try:
+        yield
+    finally:
+        if last is not None:
+            last.removeFilter(keep)
+
+
 #: ``progress(done, budget, best error %)`` at the start and after each completed trial; raising from it
 #: stops the run.
 Progress = Callable[[int, int, float], None]
@@ -622,6 +652,21 @@ def run(
     >>> out.trials, out.error_after <= out.error_before   # doctest: +SKIP
     (2, True)
     """
+    with _quiet_interrupted_queries():
+        return _run(plan, budget, workers, scheduler, study, write, processes, seed, progress)
+
+
+def _run(
+    plan: Plan,
+    budget: int = DEFAULT_BUDGET,
+    workers: int = 2,
+    scheduler: str | None = None,
+    study: str | Path | None = None,
+    write: bool = False,
+    processes: bool = True,
+    seed: int = 1,
+    progress: Progress | None = None,
+) -> Outcome:
     import optuna
     from distributed import wait
     from optuna.trial import TrialState
