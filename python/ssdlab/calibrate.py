@@ -604,7 +604,7 @@ def _interrupted(record: logging.LogRecord) -> bool:
 
 
 @contextmanager
-def _quiet_interrupted_queries() -> Iterator[None]:
+def _quiet_interrupt_logs() -> Iterator[None]:
     """A Ctrl-C that lands while SQLAlchemy reads the study makes it close the half-read cursor, which fails,
     and it logs that failure with a traceback ("Error closing cursor"). The interrupt itself is handled (the
     run stops, the study keeps its trials), so the record is only noise on the user's terminal: Python's
@@ -652,20 +652,20 @@ def run(
     >>> out.trials, out.error_after <= out.error_before   # doctest: +SKIP
     (2, True)
     """
-    with _quiet_interrupted_queries():
+    with _quiet_interrupt_logs():
         return _run(plan, budget, workers, scheduler, study, write, processes, seed, progress)
 
 
 def _run(
     plan: Plan,
-    budget: int = DEFAULT_BUDGET,
-    workers: int = 2,
-    scheduler: str | None = None,
-    study: str | Path | None = None,
-    write: bool = False,
-    processes: bool = True,
-    seed: int = 1,
-    progress: Progress | None = None,
+    budget: int,
+    workers: int,
+    scheduler: str | None,
+    study: str | Path | None,
+    write: bool,
+    processes: bool,
+    seed: int,
+    progress: Progress | None,
 ) -> Outcome:
     import optuna
     from distributed import wait
