@@ -351,6 +351,24 @@ def test_only_distributeds_ctrl_c_cancel_bug_is_kept_off_the_terminal() -> None:
     assert not is_sync_cancel_bug(record_of(other, "/venv/site-packages/distributed/utils.py"))
 
 
+def _worker_logs_an_error() -> None:
+    import logging
+
+    logging.getLogger("distributed.worker").error("heartbeat to a scheduler that has stopped")
+
+
+def test_the_local_clusters_workers_keep_their_own_error_logs_off_the_terminal(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """After a Ctrl-C the scheduler stops first, and a worker's next heartbeat fails: distributed logged that
+    at ERROR with a traceback onto the command's stderr (CI saw it above ``interrupted``). A trial's own
+    failure reaches the command as its future's exception, so what a worker logs on its own stays off the
+    terminal."""
+    with dask_client(1, None, processes=True) as client:
+        client.run(_worker_logs_an_error)
+    assert "heartbeat" not in capfd.readouterr().err
+
+
 def test_write_puts_the_fit_and_its_provenance_into_a_copy_that_still_resolves(tmp_path: Path) -> None:
     copy = tmp_path / "bg4-128gb.toml"
     shutil.copy(Path(str(preset_path("bg4-128gb"))), copy)

@@ -77,7 +77,9 @@ def _open(workers: int | None, scheduler: str | None, processes: bool) -> Iterat
                 threads_per_worker=1,
                 processes=processes,
                 dashboard_address="127.0.0.1:0",
-                silence_logs=logging.ERROR,
+                # A trial's failure reaches the command as its future's exception; what a worker logs on
+                # its own is teardown noise after a Ctrl-C (a heartbeat to a scheduler that has stopped)
+                silence_logs=logging.CRITICAL,
                 **where,
             )
         with cluster, Client(cluster) as c:  # type: ignore[no-untyped-call]
