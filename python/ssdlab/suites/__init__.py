@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -82,8 +82,7 @@ class SuiteOptions:
 
     def given(self) -> set[str]:
         """The options set (seed aside: every suite takes it, as a root seed or not at all)."""
-        names = ("test_size", "runs", "duration", "interval", "test_data", "job")
-        return {k for k in names if getattr(self, k) is not None}
+        return {f.name for f in fields(self) if f.name != "seed" and getattr(self, f.name) is not None}
 
 
 @dataclass(frozen=True)
