@@ -382,6 +382,17 @@ def test_normal_output_reads_like_fio(small_bg4: ssdlab.Drive) -> None:
     assert iops.endswith("k") and float(iops[:-1]) == pytest.approx(res.read.iops / 1000, rel=0.01)
 
 
+def test_the_drive_counters_under_the_output_print_whole_counts_whole(small_bg4: ssdlab.Drive) -> None:
+    # `{:g}` printed 1.29258e+06 for a count of 1,292,575: six digits, the rest lost
+    run = run_jobfile(small_bg4, parse_jobfile_text("[w]\nrw=write\nsize=8m\nbs=4k\n"))
+    tail = format_normal(run).split("ssdlab drive counters (whole job file):\n")[1]
+    cells = dict(c.split("=") for line in tail.splitlines() for c in line.strip().split(", "))
+    assert cells["host_write_ios"] == str(int(run.counters["host_write_ios"])) == "2048"
+    assert cells["host_write_bytes"] == str(8 << 20)
+    assert "e+" not in tail and cells["map_hit_rate"] != "-"
+    assert cells["waf"] == f"{run.counters['waf']:.4f}"
+
+
 # (d) Bad input: exit 2 and one line.
 
 

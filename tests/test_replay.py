@@ -3,6 +3,7 @@ on a twin, streamed, with the result shape of a run."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,29 @@ def test_the_cli_replays_and_reports_bad_input_in_one_line(tmp_path: Path) -> No
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().startswith("error: trace: no such file") and len(bad.stderr.splitlines()) == 1
+
+
+def test_prefill_fills_the_drive_first_so_a_traces_reads_find_data(tmp_path: Path) -> None:
+    # a trace recorded on a drive in use reads data written before the capture: on an empty twin those
+    # reads cost no NAND read, and the CLI says so; --prefill fills the drive first, as it was
+    trace = tmp_path / "reads.csv"
+    rows = "".join(f"{i * 100},read,{(i * 7919 % 4096) * 4096},4096\n" for i in range(2000))
+    trace.write_text("time_us,op,offset,length\n" + rows)
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    runs = {}
+    for extra in ([], ["--prefill"]):
+        out = subprocess.run(
+            [str(ssdlab), "replay", str(trace), "--scale-capacity-gb", "4", "--json", *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        runs[bool(extra)] = (json.loads(out.stdout)["counters"], out.stderr)
+    (empty, warned), (filled, quiet) = runs[False], runs[True]
+    assert empty["unmapped_reads"] == 2000 and warned.startswith("warning: 100% of the reads found no data")
+    assert "--prefill" in warned
+    assert filled["unmapped_reads"] == 0 and filled["nand_pages_read"] > 0 and "warning" not in quiet
 
 
 def test_a_long_trace_streams_in_little_memory(tmp_path: Path) -> None:

@@ -73,6 +73,15 @@ def test_randread_on_a_fresh_drive_warns_that_it_measures_nothing() -> None:
     assert err.startswith("warning: 100% of the reads found no data") and "--prefill" in err
 
 
+def test_the_share_counts_the_pages_the_reads_touch_so_unaligned_reads_stop_at_100_percent() -> None:
+    # 3 KiB reads at 3 KiB offsets: one in three spans two 4 KiB pages, so bytes / 4 KiB undercounts the
+    # pages found empty (the warning said 126%)
+    res, err = _run("--rw", "randread", "--bs", "3k", "--size", "256m", "--runtime", "50ms")
+    c = res["counters"]
+    assert c["unmapped_reads"] == c["host_read_pages"] > c["host_read_bytes"] / 4096
+    assert err.startswith("warning: 100% of the reads found no data")
+
+
 def test_prefill_writes_the_region_first_so_reads_cost_nand_reads() -> None:
     runs = {}
     for slc_tr in (30, 60):

@@ -42,6 +42,7 @@ __all__ = [
     "UnknownCounterError",
     "delta",
     "docs_markdown",
+    "format_value",
     "has_value",
     "info",
 ]
@@ -138,6 +139,26 @@ def has_value(counters: Mapping[str, float], name: str) -> bool:
     """
     base = _RATIO_OF.get(name)
     return base is None or counters.get(base, 1.0) != 0
+
+
+def format_value(counters: Mapping[str, float], name: str, thousands: bool = True) -> str:
+    """Counter ``name`` of ``counters`` as the tables print it: a whole number as one (with thousands
+    separators unless ``thousands`` is off, as fio's own text has none), else four decimals; "-" for a ratio
+    of nothing (:func:`has_value`) and for one a real target cannot see (NaN, or None in a saved JSON).
+
+    Examples
+    --------
+    >>> c = {"host_read_ios": 1292575.0, "waf": 1.00531, "host_write_bytes": 4096.0}
+    >>> format_value(c, "host_read_ios"), format_value(c, "host_read_ios", thousands=False)
+    ('1,292,575', '1292575')
+    >>> format_value(c, "waf"), format_value({"waf": 0.0, "host_write_bytes": 0.0}, "waf")
+    ('1.0053', '-')
+    """
+    value = counters[name]
+    if value is None or not math.isfinite(value) or not has_value(counters, name):
+        return "-"
+    sep = "," if thousands else ""
+    return f"{value:{sep}.0f}" if value == int(value) else f"{value:{sep}.4f}"
 
 
 def delta(before: Mapping[str, float], after: Mapping[str, float]) -> Counters:

@@ -161,6 +161,17 @@ fn trim_unmaps_and_later_reads_skip_flash() {
     let r = run(&mut d, Workload { rw: Rw::Read, bs: 1 << 20, size: 64 << 20, ..Workload::default() });
     assert_eq!(r.counters[C::nand_pages_read], 0.0);
     assert_eq!(r.counters[C::unmapped_reads], 16384.0);
+    assert_eq!(r.counters[C::host_read_pages], 16384.0, "every page the reads touched");
+}
+
+#[test]
+fn an_unaligned_read_touches_every_page_it_overlaps() {
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
+    // 3 KiB at 3 KiB offsets over 12 KiB: pages 0, 0-1, 1-2 and 2, six touches of three pages
+    let w = Workload { rw: Rw::Read, bs: 3072, size: 12 << 10, ..Workload::default() };
+    let r = run(&mut d, w);
+    assert_eq!(r.counters[C::host_read_bytes], 12288.0);
+    assert_eq!(r.counters[C::host_read_pages], 6.0);
 }
 
 #[test]

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ssdlab._core import version
+from ssdlab.counters import format_value
 from ssdlab.fio.runner import FioEntry, FioRun
 from ssdlab.result import Latency, Series
 from ssdlab.units import parse_size, parse_time_ns
@@ -565,6 +566,6 @@ def format_normal(run: FioRun) -> str:
         "",
         "ssdlab drive counters (whole job file):",
     ]
-    cells = [f"{k}={v:g}" for k, v in run.counters.items()]
+    cells = [f"{k}={format_value(run.counters, k, thousands=False)}" for k in run.counters]
     lines += ["  " + ", ".join(cells[i : i + 4]) for i in range(0, len(cells), 4)]
     return "\n".join(lines) + "\n"

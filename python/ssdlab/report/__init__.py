@@ -50,7 +50,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab import suites
-from ssdlab.counters import REGISTRY, has_value, info
+from ssdlab.counters import REGISTRY, format_value, info
 from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.presets import list_presets
@@ -144,14 +144,6 @@ def html_table(table: Table) -> HtmlTable:
     return HtmlTable(_plain(table.title), headers, rows, _plain(table.caption))
 
 
-def _counter(value: float | None) -> str:
-    """A counter as it is printed: integers with thousands separators, else 4 decimals; "-" for one a real
-    target cannot report (None in its saved JSON, NaN in its run)."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    return f"{value:,.0f}" if value == int(value) else f"{value:,.4f}"
-
-
 def counters_table(
     counters: Mapping[str, float], title: str = "Drive counters over the run", describe: bool = False
 ) -> Table:
@@ -166,16 +158,27 @@ def counters_table(
     (['counter', 'value', 'unit', 'meaning'], ['host_write_bytes', 'waf'], ['bytes', 'ratio'])
     >>> list(counters_table({"waf": 0.0, "host_write_bytes": 0.0}).columns[1].cells)  # reads only: no WAF
     ['0', '-']
+    >>> t = counters_table({"waf": float("nan"), "host_write_bytes": 8192.0})  # a real target's
+    >>> list(t.columns[0].cells), t.caption
+    (['host_write_bytes'], '1 more counter is inside the drive: a real target does not show it')
     """
     defs = [info(name) for name in counters]
+    # a real target (fio on a file or device) sees only the host's side: its other counters are NaN (None in
+    # a saved JSON), rows of dashes that say nothing
+    hidden = [c for c in defs if counters[c.name] is None or not math.isfinite(counters[c.name])]
+    defs = [c for c in defs if c not in hidden]
     t = Table(title=title)
+    if hidden:
+        many = len(hidden) > 1
+        more = f"{len(hidden)} more counter{'s are' if many else ' is'}"
+        t.caption = f"{more} inside the drive: a real target does not show {'them' if many else 'it'}"
     t.add_column("counter")
     t.add_column("value", justify="right")
     t.add_column("unit")
     if describe:
         t.add_column("meaning")
     for c in sorted(defs, key=lambda c: _ORDER[c.name]):
-        cells = [c.name, _counter(counters[c.name]) if has_value(counters, c.name) else "-", c.unit]
+        cells = [c.name, format_value(counters, c.name), c.unit]
         t.add_row(*cells, *([c.description] if describe else []))
     return t
 

@@ -231,14 +231,7 @@ class CdmResult:
     def counters_table(self) -> Table:
         """What a review cannot show: the drive's internal counters over each test."""
         t = Table(title="Drive internals per test (warm-up included; NAND pages = pages programmed)")
-        cols = (
-            ("WAF", "waf", "{:.2f}".format),
-            ("NAND pages", "nand_pages_programmed", _count),
-            ("GC erases", "gc_blocks_erased", _count),
-            ("GC moves", "gc_page_moves", _count),
-            ("WB hits", "write_buffer_hits", _count),
-            ("die util", "die_utilisation_mean", "{:.1%}".format),
-        )
+        cols = _INTERNALS
         t.add_column("test", no_wrap=True)
         for name, _, _ in cols:
             t.add_column(name, justify="right")
@@ -315,8 +308,9 @@ class CdmResult:
             )
         elif not pub:
             out[0].caption = f"No published CrystalDiskMark or spec figures for {self.preset} in this profile"
-        # a real target's counters are all unobservable (NaN): a table of dashes says nothing
-        observed = any(number(v) is not None for r in self.rows for v in r.counters.values())
+        # a real target's internals are unobservable (NaN; fio sees only the host's side): a table of dashes
+        # says nothing
+        observed = any(number(r.counters[key]) is not None for r in self.rows for _, key, _ in _INTERNALS)
         return [*out, self.counters_table()] if observed else out
 
 
@@ -343,6 +337,17 @@ def _count(n: float) -> str:
         if abs(n) >= div:
             return f"{n / div:.3g}{unit}"
     return f"{n:.0f}"
+
+
+#: The internals table's columns: (header, counter, format).
+_INTERNALS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
+    ("WAF", "waf", "{:.2f}".format),
+    ("NAND pages", "nand_pages_programmed", _count),
+    ("GC erases", "gc_blocks_erased", _count),
+    ("GC moves", "gc_page_moves", _count),
+    ("WB hits", "write_buffer_hits", _count),
+    ("die util", "die_utilisation_mean", "{:.1%}".format),
+)
 
 
 def _prepare_row(counters: Counters) -> CdmRow:
@@ -402,7 +407,7 @@ def run_cdm(
             "test_size",
             f"{format_size(size)} does not fit the drive ({format_size(drive.capacity_bytes)}): give a "
             "smaller test size",
-            size,
+            format_size(size) if test_size is None else test_size,
         )
     duration_ns = parse_time_ns(duration, "duration")
     warmup_ns = parse_time_ns(warmup, "warmup")

@@ -89,6 +89,8 @@ impl Span {
 /// What the controller has done, for the Result counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerCounters {
+    /// 4 KiB pages the host's read commands touched.
+    pub read_pages: u64,
     /// 4 KiB host reads served from the write buffer.
     pub write_buffer_hits: u64,
     /// 4 KiB host reads of never-written or trimmed LPNs (answered without touching flash).
@@ -225,6 +227,7 @@ impl Controller {
     /// Read the pages of `span`, arriving at `now`. Returns when the last byte has reached the host.
     pub fn read(&mut self, now: Ns, span: Span) -> Ns {
         let Span { lpn, n, .. } = span;
+        self.counters.read_pages += u64::from(n);
         let t = self.firmware(now, self.read_overhead);
         let io = &mut MapIo { nand: &mut self.nand, link: &mut self.link, data: &mut self.data };
         let t = self.map.lookup(t, lpn, n, false, io, &mut self.counters);

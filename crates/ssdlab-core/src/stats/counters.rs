@@ -208,6 +208,9 @@ use Counter as C;
 registry! {
     host_read_ios: Ios, Total, "Read commands the host completed.", |s| s.host.read_ios as f64;
     host_read_bytes: Bytes, Total, "Bytes the host read.", |s| s.host.read_bytes as f64;
+    host_read_pages: Pages, Total,
+        "4 KiB pages the host's reads touched (an unaligned read touches more than its bytes / 4 KiB).",
+        |s| s.ctl.counters.read_pages as f64;
     host_write_ios: Ios, Total, "Write commands the host completed.", |s| s.host.write_ios as f64;
     host_write_bytes: Bytes, Total, "Bytes the host wrote.", |s| s.host.write_bytes as f64;
     host_trim_ios: Ios, Total, "Trim (deallocate) commands the host completed.", |s| s.host.trim_ios as f64;
