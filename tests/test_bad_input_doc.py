@@ -19,6 +19,7 @@ SSDLAB = Path(sys.executable).parent / "ssdlab"
 FIXTURES = {
     "bad-syntax.toml": 'base = "bg4-1tb"\n[nand\n',
     "bad-type.toml": 'base = "bg4-1tb"\n[nand]\nchannels = "4"\n',
+    "typo.toml": 'base = "bg4-1tb"\n[nand]\ntR_uss = [60.0]\n',
     "not-utf8.toml": b"\xff\xfe",
     "no-base.toml": "[nand]\ntR_us = [50.0]\n",
     "bad-op.csv": "time_us,op,offset,length\n0,write,0,4096\n5,fly,0,4096\n",

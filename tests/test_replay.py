@@ -3,14 +3,16 @@ on a twin, streamed, with the result shape of a run."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from ssdlab import Drive, Workload, WorkloadError
+from ssdlab import Drive, Workload, WorkloadError, cli
 
 DATA = Path(__file__).parent / "data"
 SMALL = {"ftl.user_capacity_gb": 16}
@@ -181,6 +183,21 @@ def test_prefill_fills_the_drive_first_so_a_traces_reads_find_data(tmp_path: Pat
     assert empty["unmapped_reads"] == 2000 and warned.startswith("warning: 100% of the reads found no data")
     assert "--prefill" in warned
     assert filled["unmapped_reads"] == 0 and filled["nand_pages_read"] > 0 and "warning" not in quiet
+
+
+def test_prefill_on_a_terminal_draws_its_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the bar is drawn only on a terminal (the test above runs without one), and the fill reports to it
+    # too: a callback of the wrong shape there was a TypeError
+    trace = tmp_path / "reads.csv"
+    trace.write_text("time_us,op,offset,length\n0,read,0,4096\n")
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "stderr", Console(file=screen, force_terminal=True, width=100))
+    monkeypatch.setattr(cli, "stdout", Console(file=io.StringIO(), width=100))
+    try:
+        cli.main(["replay", str(trace), "--scale-capacity-gb", "4", "--prefill"])
+    except SystemExit as e:
+        assert e.code in (0, None), screen.getvalue()
+    assert "replay on bg4-1tb" in screen.getvalue()
 
 
 def test_a_long_trace_streams_in_little_memory(tmp_path: Path) -> None:

@@ -598,7 +598,7 @@ def replay(
     what = f"replay on {drive.name}"
     with _progress(not json_, what) as progress:
         if prefill:
-            sequential_fill(drive, progress=scaled(progress, 0.0, 1.0, f"prefill on {drive.name}"))
+            sequential_fill(drive, progress=progress)
             settle(drive)
         res = drive.replay(
             trace,

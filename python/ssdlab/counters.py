@@ -142,23 +142,27 @@ def has_value(counters: Mapping[str, float], name: str) -> bool:
 
 
 def format_value(counters: Mapping[str, float], name: str, thousands: bool = True) -> str:
-    """Counter ``name`` of ``counters`` as the tables print it: a whole number as one (with thousands
-    separators unless ``thousands`` is off, as fio's own text has none), else four decimals; "-" for a ratio
-    of nothing (:func:`has_value`) and for one a real target cannot see (NaN, or None in a saved JSON).
+    """Counter ``name`` of ``counters`` as the tables print it: a whole number (and any time in ns: a
+    fraction of a nanosecond says nothing) as one, with thousands separators unless ``thousands`` is off (as
+    fio's own text has none), else four decimals; "-" for a ratio of nothing (:func:`has_value`) and for one
+    a real target cannot see (NaN, or None in a saved JSON).
 
     Examples
     --------
-    >>> c = {"host_read_ios": 1292575.0, "waf": 1.00531, "host_write_bytes": 4096.0}
+    >>> c = {"host_read_ios": 1292575.0, "waf": 1.00531, "host_write_bytes": 4096.0, "die_busy_ns": 2.75}
     >>> format_value(c, "host_read_ios"), format_value(c, "host_read_ios", thousands=False)
     ('1,292,575', '1292575')
     >>> format_value(c, "waf"), format_value({"waf": 0.0, "host_write_bytes": 0.0}, "waf")
     ('1.0053', '-')
+    >>> format_value(c, "die_busy_ns")
+    '3'
     """
     value = counters[name]
     if value is None or not math.isfinite(value) or not has_value(counters, name):
         return "-"
     sep = "," if thousands else ""
-    return f"{value:{sep}.0f}" if value == int(value) else f"{value:{sep}.4f}"
+    whole = value == int(value) or info(name).unit == "ns"
+    return f"{value:{sep}.0f}" if whole else f"{value:{sep}.4f}"
 
 
 def delta(before: Mapping[str, float], after: Mapping[str, float]) -> Counters:

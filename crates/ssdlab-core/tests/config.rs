@@ -26,6 +26,16 @@ fn every_bad_override_is_reported_and_a_near_miss_named() {
 }
 
 #[test]
+fn a_drive_files_misspelt_key_is_named_with_its_near_miss_as_set_names_it() {
+    let text = preset_text("bg4-1tb").replace("\ntR_us =", "\ntR_uss =");
+    let err = DriveConfig::from_toml_str(&text, &[]).unwrap_err();
+    assert_eq!(err.problems[0].path, "nand.tR_uss");
+    let message = &err.problems[0].message;
+    assert!(message.starts_with("unknown parameter (did you mean tR_us?); this section has: "), "{message}");
+    assert!(message.contains("slc_tR_us, suspension"), "the keys in order, as --set lists them: {message}");
+}
+
+#[test]
 fn overrides_reach_nested_parameters_and_keep_types() {
     let o = |k: &str, v: &str| (k.to_string(), v.to_string());
     let cfg = DriveConfig::from_toml_str(

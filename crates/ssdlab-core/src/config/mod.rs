@@ -775,7 +775,9 @@ impl DriveConfig {
         let cfg: DriveConfig = serde_path_to_error::deserialize(doc).map_err(|e| {
             // serde's message says what is wrong ("unknown field `x`, expected one of ..."); the path says where.
             let path = e.path().to_string();
-            ConfigError::single(if path == "." { "" } else { &path }, &plain(e.inner().message()), "")
+            let message = e.inner().message();
+            let message = unknown_field(message).unwrap_or_else(|| plain(message));
+            ConfigError::single(if path == "." { "" } else { &path }, &message, "")
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -813,6 +815,17 @@ fn plain(message: &str) -> String {
     ]
     .into_iter()
     .fold(message.to_string(), |m, (rust, ours)| m.replace(rust, ours))
+}
+
+/// serde's "unknown field `tR_uss`, expected one of `cell`, ..." as `--set` says it: "unknown parameter (did
+/// you mean tR_us?); this section has: ...". None for any other message.
+fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (name, expected) = rest.split_once('`')?;
+    let mut keys: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    keys.sort_unstable();
+    let hint = crate::error::did_you_mean(name, &keys);
+    Some(format!("unknown parameter{hint}; this section has: {}", keys.join(", ")))
 }
 
 fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
