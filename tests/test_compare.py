@@ -130,6 +130,29 @@ def test_a_fresh_run_and_a_saved_result_go_the_same_way(tmp_path: Path) -> None:
     assert all(r.values[0] == r.values[1] for r in c.rows)
 
 
+def test_a_drive_beside_a_saved_run_runs_as_that_run_ran_unless_told_otherwise(tmp_path: Path) -> None:
+    # a real drive measured one way (here a preset stands in: the options are what matter), then its twin
+    ran = ssdlab_cli("run", "--suite", "cdm", *SMALL, *QUICK, "--out", str(tmp_path), "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["options"] == {
+        "test_size": "16m",
+        "runs": 1,
+        "duration": "10ms",
+        "interval": "10ms",
+    }
+    (saved,) = tmp_path.glob("bg4-1tb-cdm-*.json")
+    run = ssdlab_cli("compare", str(saved), "sn520-128gb", *SMALL, "--out", str(tmp_path / "out"), "--json")
+    assert run.returncode == 0, run.stderr
+    given = "--duration 10ms --interval 10ms --runs 1 --test-size 16m"
+    assert f"note: the drives run as {saved} ran: {given}" in run.stderr
+    assert json.loads(run.stdout)["mismatched_conditions"] == []  # CDM's defaults: 1 GiB, 5 x 5 s
+    # options given win, and then the inputs' differences are flagged as before
+    two_runs = [*QUICK[:2], "--runs", "2", *QUICK[4:]]
+    own = ssdlab_cli("compare", str(saved), "sn520-128gb", *SMALL, *two_runs, "--out", str(tmp_path / "o2"))
+    assert own.returncode == 0 and "the drives run as" not in own.stdout + own.stderr
+    assert "note: the inputs ran under different conditions (runs: 1 vs 2)" in own.stdout
+
+
 def test_cli_compares_presets_and_a_saved_file_with_plots_and_json(tmp_path: Path) -> None:
     saved = _save(tmp_path, "saved", _cdm("generic-tlc-dram"))
     out = tmp_path / "out"

@@ -279,6 +279,8 @@ def run(
 
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
+    # The suite options given, so that `ssdlab compare` can run a twin as this run ran
+    doc["options"] = {k: getattr(options, k) for k in sorted(options.given())}
     # The printed tables too, so that `ssdlab report` can show them from the file alone.
     doc["report_tables"] = saved_tables(res)
     out.mkdir(parents=True, exist_ok=True)
@@ -824,6 +826,14 @@ def compare(
     options = SuiteOptions(
         test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
     )
+    if not options.given() and (like := cmp.saved_options(inputs)) is not None:
+        # a real drive measured one way, its twin run the same way: the first saved result's options
+        source, given = like
+        options = replace(options, **given)
+        shown = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items())
+        (stderr if json_ else stdout).print(
+            f"note: the drives run as {source} ran: {shown}", style="yellow", markup=False, soft_wrap=True
+        )
     output_folder(out, "--out")
     with _progress(not json_, "compare") as progress:
         name, ins = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)

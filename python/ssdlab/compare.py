@@ -234,6 +234,26 @@ def _read_result(arg: str) -> dict[str, Any]:
     return doc
 
 
+def saved_options(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
+    """The suite options the first saved result among ``args`` was run with (``ssdlab run`` records those
+    given: ``--test-size 64m --runs 1``) and its path, when some were given and ``args`` also has drives to
+    run; else None. ``ssdlab compare`` runs those drives so, unless it is given options of its own.
+
+    Examples
+    --------
+    >>> saved_options(["bg4-1tb", "sn520-128gb"]) is None  # nothing saved to take them from
+    True
+    """
+    kinds = [_kind(a) for a in args]
+    if "result" not in kinds or all(k == "result" for k in kinds):
+        return None
+    for arg, kind in zip(args, kinds, strict=True):
+        if kind == "result":
+            given = _read_result(arg).get("options")
+            return (arg, dict(given)) if isinstance(given, dict) and given else None
+    return None
+
+
 def _unique(labels: list[str]) -> list[str]:
     """Labels made unique by numbering the repeats: ``a``, ``a #2``."""
     seen: dict[str, int] = {}

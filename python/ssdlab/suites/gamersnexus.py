@@ -298,7 +298,7 @@ def run_gamersnexus(
             "drive",
             f"{cap / GB:.1f} GB is too small: the {copy_n / GB:.1f} GB copy (source and copy) and the "
             f"{arch_n / GB:.1f} GB archive (with what it extracts to) need at least {need / GB:.1f} GB",
-            cap,
+            drive.name,
         )
     for name, v in (("test_s", test_s), ("anvil_s", anvil_s)):
         if not v > 0:
