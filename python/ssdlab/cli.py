@@ -280,7 +280,7 @@ def run(
     created = datetime.now(UTC)
     doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **res.to_dict()})
     # The suite options given, so that `ssdlab compare` can run a twin as this run ran
-    doc["options"] = {k: getattr(options, k) for k in sorted(options.given())}
+    doc["options"] = options.given_values()
     # The printed tables too, so that `ssdlab report` can show them from the file alone.
     doc["report_tables"] = saved_tables(res)
     out.mkdir(parents=True, exist_ok=True)
@@ -845,6 +845,7 @@ def compare(
         if i.kind != "result":  # a fresh run, saved as ssdlab run saves it: compare it again later
             path = out / f"{cmp._slug(i.label)}-{name}-{stamp}.json"
             doc = _finite({"created_utc": created.isoformat(timespec="seconds"), **i.doc})
+            doc["options"] = options.given_values()  # as ssdlab run records them
             path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
             written.append(path)
     c = cmp.compare([(i.label, i.doc) for i in ins])

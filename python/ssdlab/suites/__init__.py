@@ -84,6 +84,16 @@ class SuiteOptions:
         """The options set (seed aside: every suite takes it, as a root seed or not at all)."""
         return {f.name for f in fields(self) if f.name != "seed" and getattr(self, f.name) is not None}
 
+    def given_values(self) -> dict[str, Any]:
+        """The options set, by name in name order: what a saved result records of how it was run.
+
+        Examples
+        --------
+        >>> SuiteOptions(runs=1, test_size="64m", seed=3).given_values()
+        {'runs': 1, 'test_size': '64m'}
+        """
+        return {k: getattr(self, k) for k in sorted(self.given())}
+
 
 @dataclass(frozen=True)
 class ReportFigure:

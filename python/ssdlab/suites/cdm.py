@@ -231,9 +231,8 @@ class CdmResult:
     def counters_table(self) -> Table:
         """What a review cannot show: the drive's internal counters over each test."""
         t = Table(title="Drive internals per test (warm-up included; NAND pages = pages programmed)")
-        cols = _INTERNALS
         t.add_column("test", no_wrap=True)
-        for name, _, _ in cols:
+        for name, _, _ in _INTERNALS:
             t.add_column(name, justify="right")
         for r in [_prepare_row(self.prepare_counters), *self.rows]:
             # "-" for what a real target cannot observe (NaN) and for a ratio of nothing (a read test's WAF)
@@ -241,7 +240,7 @@ class CdmResult:
                 r.label,
                 *(
                     fmt(v) if number(v := r.counters[key]) is not None and has_value(r.counters, key) else "-"
-                    for _, key, fmt in cols
+                    for _, key, fmt in _INTERNALS
                 ),
             )
         return t
