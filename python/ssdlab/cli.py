@@ -552,9 +552,7 @@ def workload(
     finally:
         if isinstance(drive, Target):
             drive.close()
-    warning = unmapped_read_warning(res)
-    if warning:
-        stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
+    _warn_if_unmapped(res)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
@@ -624,9 +622,7 @@ def replay(
             "before one ahead in the file; each went in at its turn (file order), not at its earlier time",
             markup=False,
         )
-    warning = unmapped_read_warning(res)
-    if warning:
-        stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
+    _warn_if_unmapped(res)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
@@ -770,6 +766,13 @@ def _calibration_tables(out: cal.Outcome) -> list[Table]:
             p.format(out.after[p.path]),
         )
     return [t, v]
+
+
+def _warn_if_unmapped(res: Result) -> None:
+    """Print :func:`unmapped_read_warning` on stderr, if it has one (``workload`` and ``replay``)."""
+    warning = unmapped_read_warning(res)
+    if warning:
+        stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
 
 
 def unmapped_read_warning(res: Result) -> str | None:
