@@ -87,6 +87,16 @@ def test_results_of_another_suite_are_refused_naming_the_file(tmp_path: Path) ->
     assert "cdm8 result" in str(e.value)
 
 
+def test_a_saved_result_whose_options_are_not_suite_options_is_refused_naming_it(tmp_path: Path) -> None:
+    saved = _save(tmp_path, "saved", {**_cdm("generic-tlc-dram"), "options": {"test_size": "16m", "qd": 4}})
+    with pytest.raises(ssdlab.WorkloadError) as e:
+        load_inputs([str(saved), "generic-tlc-dram"])
+    assert e.value.field == str(saved) and "not suite options" in str(e.value)
+    saved.write_text(json.dumps({**_cdm("generic-tlc-dram"), "options": {"runs": 1, "test_size": "16m"}}))
+    loaded = load_inputs([str(saved), "generic-tlc-dram"], set=["ftl.user_capacity_gb=16"])
+    assert (loaded.options.runs, loaded.options.test_size, loaded.options_from) == (1, "16m", str(saved))
+
+
 def test_run_options_with_saved_results_only_are_refused(tmp_path: Path) -> None:
     """Nothing runs, so an option for a run would be silently ignored."""
     a, b = _save(tmp_path, "a", _cdm("generic-tlc-dram")), _save(tmp_path, "b", _cdm("generic-tlc-dram"))
@@ -120,9 +130,10 @@ def test_inputs_run_under_other_conditions_are_flagged(tmp_path: Path) -> None:
 
 def test_a_fresh_run_and_a_saved_result_go_the_same_way(tmp_path: Path) -> None:
     saved = _save(tmp_path, "saved", _fill("generic-tlc-dram"))
-    suite, ins = load_inputs(
+    loaded = load_inputs(
         [str(saved), "generic-tlc-dram"], options=SuiteOptions(), set=["ftl.user_capacity_gb=8"]
     )
+    suite, ins = loaded.suite, loaded.inputs
     assert suite == "fill"  # taken from the saved result
     assert [i.kind for i in ins] == ["result", "preset"]
     c = compare([(i.label, i.doc) for i in ins])

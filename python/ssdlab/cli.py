@@ -829,17 +829,18 @@ def compare(
     options = SuiteOptions(
         test_size=test_size, runs=runs, duration=duration, interval=interval, seed=seed, test_data=test_data
     )
-    if not options.given() and (like := cmp.saved_options(inputs)) is not None:
-        # a real drive measured one way, its twin run the same way: the first saved result's options
-        source, given = like
-        options = replace(options, **given)
-        shown = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items())
-        (stderr if json_ else stdout).print(
-            f"note: the drives run as {source} ran: {shown}", style="yellow", markup=False, soft_wrap=True
-        )
     output_folder(out, "--out")
     with _progress(not json_, "compare") as progress:
-        name, ins = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)
+        loaded = cmp.load_inputs(inputs, suite, options, set_, scale_capacity_gb, progress)
+    name, ins, options = loaded.suite, loaded.inputs, loaded.options
+    if loaded.options_from is not None:  # a real drive measured one way, its twin run the same way
+        shown = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in options.given_values().items())
+        (stderr if json_ else stdout).print(
+            f"note: the drives run as {loaded.options_from} ran: {shown}",
+            style="yellow",
+            markup=False,
+            soft_wrap=True,
+        )
     created = datetime.now(UTC)
     stamp = created.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)

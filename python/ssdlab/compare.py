@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +36,7 @@ from ssdlab.presets import list_presets
 from ssdlab.suites import SuiteOptions
 from ssdlab.suites._common import sub
 
-__all__ = ["Comparison", "Input", "Row", "compare", "load_inputs", "plot"]
+__all__ = ["Comparison", "Input", "Loaded", "Row", "compare", "load_inputs", "plot"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,17 @@ class Input:
     kind: str
     label: str
     doc: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What :func:`load_inputs` read and ran: the suite's result name, the inputs in order, the options the
+    drives ran with and the saved result they were taken from (None: the options given)."""
+
+    suite: str
+    inputs: list[Input]
+    options: SuiteOptions
+    options_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -234,26 +246,6 @@ def _read_result(arg: str) -> dict[str, Any]:
     return doc
 
 
-def saved_options(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
-    """The suite options the first saved result among ``args`` was run with (``ssdlab run`` records those
-    given: ``--test-size 64m --runs 1``) and its path, when some were given and ``args`` also has drives to
-    run; else None. ``ssdlab compare`` runs those drives so, unless it is given options of its own.
-
-    Examples
-    --------
-    >>> saved_options(["bg4-1tb", "sn520-128gb"]) is None  # nothing saved to take them from
-    True
-    """
-    kinds = [_kind(a) for a in args]
-    if "result" not in kinds or all(k == "result" for k in kinds):
-        return None
-    for arg, kind in zip(args, kinds, strict=True):
-        if kind == "result":
-            given = _read_result(arg).get("options")
-            return (arg, dict(given)) if isinstance(given, dict) and given else None
-    return None
-
-
 def _unique(labels: list[str]) -> list[str]:
     """Labels made unique by numbering the repeats: ``a``, ``a #2``."""
     seen: dict[str, int] = {}
@@ -271,10 +263,14 @@ def load_inputs(
     set: Sequence[str] | None = None,
     capacity_gb: float | None = None,
     progress: Callable[[float, str], None] | None = None,
-) -> tuple[str, list[Input]]:
+) -> Loaded:
     """The suite and the result dict of each argument: saved results are read (they must be results of
     ``suite``, or of one suite when it is None); presets and TOML drives are run with ``suite`` (default:
     the saved results' suite), ``options``, the ``set`` overrides and scaled to ``capacity_gb``.
+
+    Given no options, the drives run with those the first saved result was run with (``ssdlab run``
+    records them: ``--test-size 64m --runs 1``), so a real drive's twin is measured the way the real drive
+    was; :attr:`Loaded.options_from` then names that result.
 
     Every argument is checked before anything runs; a problem raises :class:`ssdlab.WorkloadError` naming
     the argument (or ``--suite``).
@@ -303,6 +299,11 @@ def load_inputs(
         raise workload_error("--suite", "needed to run the drives given (presets or TOML files)", "")
     run_suite = suites.get(suite if suite is not None else str(expected))
     options = options or SuiteOptions()
+    options_from = None
+    if to_run and saved and not options.given():
+        first, doc = next(iter(saved.items()))
+        if given := doc.get("options"):
+            options, options_from = _adopt(options, given, first), first
     run_suite.check(options)
     # Build every drive before the first runs, so that a bad TOML or --set fails in seconds.
     drives = {
@@ -325,7 +326,15 @@ def load_inputs(
     ]
     labels = _unique([n if named.count(n) == 1 else lb for n, lb in zip(named, labels, strict=True)])
     inputs = [Input(a, k, label, docs[a]) for a, k, label in zip(args, kinds, labels, strict=True)]
-    return str(expected or suites.result_name(run_suite.name)), inputs
+    return Loaded(str(expected or suites.result_name(run_suite.name)), inputs, options, options_from)
+
+
+def _adopt(options: SuiteOptions, given: object, arg: str) -> SuiteOptions:
+    """``options`` with the suite options a saved result (``arg``) records."""
+    known = {f.name for f in dataclasses.fields(SuiteOptions)}
+    if not isinstance(given, dict) or not set(given) <= known:
+        raise workload_error(arg, f"its options are not suite options ({', '.join(sorted(known))})", given)
+    return dataclasses.replace(options, **given)
 
 
 def _slug(text: str) -> str:

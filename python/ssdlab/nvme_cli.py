@@ -282,24 +282,47 @@ def _run(
 # --- the commands ----------------------------------------------------------------------------------------
 
 
-@nvme_app.command("id-ctrl")
-def id_ctrl(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Identify Controller."""
-    _run(
-        "",
-        {},
-        state,
-        (preset, drive_file, set_, scale_capacity_gb),
-        as_json,
-        lambda n: n.identify_controller(),
-    )
+#: The commands that only show something: (name, help, what they show of the controller).
+SHOW_COMMANDS: tuple[tuple[str, str, Callable[[Controller], Any]], ...] = (
+    ("id-ctrl", "Identify Controller.", lambda n: n.identify_controller()),
+    (
+        "list-ns",
+        "Every namespace: its ID, size in LBAs, LBA size, where it starts and whether it is attached.",
+        lambda n: [n.identify_namespace(i) for i in sorted(n.namespaces)],
+    ),
+    ("smart-log", "SMART / Health Information log page (02h).", lambda n: n.smart_log()),
+    (
+        "error-log",
+        "Error Information log page (01h): the failed commands, newest first.",
+        lambda n: n.error_log(),
+    ),
+    ("fw-log", "Firmware Slot Information log page (03h).", lambda n: n.firmware_slot_info()),
+    (
+        "sanitize-log",
+        "Sanitize Status log page (81h): progress and status of the latest sanitize.",
+        lambda n: n.sanitize_log(),
+    ),
+)
+
+
+def _show_command(name: str, help_text: str, show: Callable[[Controller], Any]) -> None:
+    """Register ``ssdlab nvme NAME``: the drive options, --json, and what ``show`` returns printed."""
+
+    def command(
+        state: StateOpt = None,
+        preset: PresetOpt = None,
+        drive_file: DriveOpt = None,
+        set_: SetOpt = None,
+        scale_capacity_gb: ScaleOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        _run("", {}, state, (preset, drive_file, set_, scale_capacity_gb), as_json, show)
+
+    nvme_app.command(name, help=help_text)(command)
+
+
+for _spec in SHOW_COMMANDS:
+    _show_command(*_spec)
 
 
 @nvme_app.command("id-ns")
@@ -317,46 +340,6 @@ def id_ns(
     _run("", {}, state, opts, as_json, lambda n: n.identify_namespace(nsid))
 
 
-@nvme_app.command("list-ns")
-def list_ns(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Every namespace: its ID, size in LBAs, LBA size, where it starts and whether it is attached."""
-    opts = (preset, drive_file, set_, scale_capacity_gb)
-    _run("", {}, state, opts, as_json, lambda n: [n.identify_namespace(i) for i in sorted(n.namespaces)])
-
-
-@nvme_app.command("smart-log")
-def smart_log_cmd(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """SMART / Health Information log page (02h)."""
-    _run("", {}, state, (preset, drive_file, set_, scale_capacity_gb), as_json, lambda n: n.smart_log())
-
-
-@nvme_app.command("error-log")
-def error_log(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Error Information log page (01h): the failed commands, newest first."""
-    _run("", {}, state, (preset, drive_file, set_, scale_capacity_gb), as_json, lambda n: n.error_log())
-
-
 @nvme_app.command("telemetry")
 def telemetry(
     state: StateOpt = None,
@@ -367,33 +350,6 @@ def telemetry(
 ) -> None:
     """Telemetry Host-Initiated log page (07h), as JSON: every counter, the SMART log, the clock."""
     _run("", {}, state, (preset, drive_file, set_, scale_capacity_gb), True, lambda n: n.telemetry_host())
-
-
-@nvme_app.command("fw-log")
-def fw_log(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Firmware Slot Information log page (03h)."""
-    opts = (preset, drive_file, set_, scale_capacity_gb)
-    _run("", {}, state, opts, as_json, lambda n: n.firmware_slot_info())
-
-
-@nvme_app.command("sanitize-log")
-def sanitize_log(
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Sanitize Status log page (81h): progress and status of the latest sanitize."""
-    _run("", {}, state, (preset, drive_file, set_, scale_capacity_gb), as_json, lambda n: n.sanitize_log())
 
 
 @nvme_app.command("get-feature")
