@@ -111,7 +111,7 @@ def test_hmb_off_sequential_write_is_about_1_gbps(anandtech_rows: dict[str, Row]
             "seq_read_hmb_on",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="tops out at QD2 (2,054 MB/s against QD1's 1,209): a 128 KiB read keeps the four "
+                reason="tops out at QD2 (2,033 MB/s against QD1's 1,208): a 128 KiB read keeps the four "
                 "channels' decoders about half busy, so a second one in flight fills them",
             ),
         ),

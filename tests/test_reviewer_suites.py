@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ssdlab import Drive, suites
-from ssdlab.suites.anandtech import QDS, run_anandtech
+from ssdlab.suites.anandtech import QDS, AnandTechResult, run_anandtech
 from ssdlab.suites.as_ssd import k4_read_range, run_as_ssd
 from ssdlab.suites.cdm import run_cdm
 
@@ -70,6 +70,22 @@ def test_anandtech_runs_hmb_off_only_for_hmb_drives() -> None:
         Drive.from_preset("sn520-128gb", capacity_gb=64), tests=["burst_seq_read"], max_gb=0.2
     )
     assert [r.variant for r in no_hmb.results] == ["-"]
+
+
+def test_anandtech_gives_an_hmb_drive_what_windows_grants() -> None:
+    """AnandTech's testbed runs Windows 10: a BG4 asks for 64 MiB of HMB and gets 61, a BG3 gets its 38."""
+
+    def burst(preset: str, **grant: int) -> AnandTechResult:
+        drive = Drive.from_preset(preset, capacity_gb=64)
+        return run_anandtech(drive, tests=["burst_rand_read"], max_gb=0.2, hmb_off=False, **grant)
+
+    bg4, bg3 = burst("bg4-1tb"), burst("bg3-256gb")
+    assert (bg4.hmb_mib, bg3.hmb_mib) == (61, 38)
+    assert "HMB 61 MiB" in str(bg4.table().title) and bg4.to_dict()["hmb_mib"] == 61
+    # the grant reaches the drive: 2 MiB (1.5 GiB of map in the BG's tiers) misses over the 16 GB span
+    small = burst("bg4-1tb", hmb_grant_mib=2)
+    assert small.hmb_mib == 2
+    assert small.get("burst_rand_read").mbps < 0.8 * bg4.get("burst_rand_read").mbps
 
 
 def test_anandtech_and_as_ssd_are_registered_suites() -> None:

@@ -53,7 +53,7 @@ from typing import Any
 from ssdlab import reference
 from ssdlab.drive import Drive, Overrides, parse_overrides
 from ssdlab.errors import config_error, near_hint, workload_error
-from ssdlab.precondition import write_span
+from ssdlab.precondition import settle, write_span
 from ssdlab.presets import list_presets, preset_path, preset_source
 from ssdlab.suites._common import Progress
 from ssdlab.suites._reference import error_pct
@@ -783,7 +783,7 @@ def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult
 
 
 #: Windows' default HMB grant to the BG4, MiB (ASCII.jp): what its runs with HMB on had, below the 64 it asks.
-_WINDOWS_HMB_MIB = 61
+_WINDOWS_HMB_MIB = _anandtech.WINDOWS_HMB_MIB
 
 
 def _hmb(mib: int | None) -> dict[str, object]:
@@ -822,9 +822,10 @@ _TXBENCH_SPANS = (1, 2, 4, 8, 16, 32, 48, 64)
 
 def _txbench_drive(ctx: Context, overrides: dict[str, object], preset: str | None = None) -> Drive:
     """``preset`` (default: the context's) with ``overrides``, TxBENCH's largest range written 128 KiB at
-    QD32."""
+    QD32, then left to settle (its SLC cache folded) as a drive written before a benchmark is."""
     d = ctx.drive(preset=preset, extra=overrides)
     write_span(d, 0, _TXBENCH_SPANS[-1] * GB)
+    settle(d)
     return d
 
 

@@ -451,6 +451,28 @@ fn a_power_of_two_map_cache_takes_the_tier_below_a_short_grant() {
     assert!((tier / (2.0 / 3.0) - 1.0).abs() < 0.03, "hit rate {tier}, oracle 2/3");
 }
 
+#[test]
+fn the_share_of_the_hmb_is_of_the_power_of_two_tier_the_grant_holds() {
+    // 75% for map pages: of a 4 MiB grant 3 MiB (768 map pages of 4 KiB, 3 GiB of span); a 3 MiB grant
+    // is used as its 2 MiB tier, 1.5 MiB of map. A uniform random read over 3 GiB hits always, then half
+    let hit_rate = |grant: &str| {
+        let mut d = small(
+            "16",
+            &[
+                ("controller.map_cache.hmb_size_mib", grant),
+                ("controller.map_cache.hmb_map_pct", "75"),
+                ("controller.map_cache.hmb_map_pow2", "true"),
+            ],
+        );
+        fill(&mut d, 3 * GIB);
+        run(&mut d, randread(3 * GIB, 64 * MIB, 32, 1));
+        run(&mut d, randread(3 * GIB, 600 * MIB, 32, 2)).counters[C::map_hit_rate]
+    };
+    let (four, three) = (hit_rate("4"), hit_rate("3"));
+    assert!(four > 0.99, "{four}");
+    assert!((three / 0.5 - 1.0).abs() < 0.03, "hit rate {three}, oracle 1/2");
+}
+
 /// One QD1 read of `lpn` on an idle drive that keeps data: (latency, data).
 fn read_one(d: &mut Drive, lpn: u64) -> (u64, Vec<u8>) {
     d.idle(SEC);

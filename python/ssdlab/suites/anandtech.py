@@ -30,7 +30,9 @@ drive idles 10 s; each test runs on a clone of that state (or of the state anoth
   per W (= MB moved per J), from the power model; the drive's idle power (APST + L1.2) once per variant
   (:func:`ssdlab.suites.power.idle_power_mw`).
 - **HMB on vs off**: for a drive whose map cache is in the host memory buffer, every test runs again with
-  the buffer withheld (``controller.map_cache.location = "sram"``), as the review did.
+  the buffer withheld (``controller.map_cache.location = "sram"``), as the review did. With HMB on the
+  drive gets what the testbed's Windows 10 grants by default, at most :data:`WINDOWS_HMB_MIB` (a BG4 asks
+  for 64 MiB and gets 61; a BG3 gets the 38 it asks for).
 
 ``max_gb`` (``--test-size``) caps what each step moves (AnandTech: 32 GB) and the bursts' total (1 GB);
 smaller values make quick runs and the result's header says so.
@@ -98,6 +100,9 @@ MAX_GB = 32.0
 #: Working-set test: warm-up and measured time per span.
 WS_RAMP_S, WS_RUN_S = 1.0, 2.0
 HMB_OFF = {"controller.map_cache.location": "sram"}
+#: The most host memory Windows' NVMe driver grants a drive's HMB by default, MiB: the BG4 asks for 64 and
+#: gets 61 (published hardware_facts.bg4_hmb_MiB, ASCII.jp). AnandTech's testbed runs Windows 10.
+WINDOWS_HMB_MIB = 61
 
 
 @dataclass(frozen=True)
@@ -448,6 +453,8 @@ class AnandTechResult:
     config_toml: str
     #: Idle power (APST + L1.2) per variant, mW.
     idle_mw: dict[str, float] = field(default_factory=dict)
+    #: The HMB the host granted with HMB on, MiB (None: the drive has none).
+    hmb_mib: int | None = None
 
     def get(self, name: str, variant: str = "HMB on") -> Outcome:
         """The result of test ``name`` on ``variant`` (a drive without HMB has only ``"-"``, which any
@@ -475,6 +482,7 @@ class AnandTechResult:
             self,
             max_gb=self.max_gb,
             scaled_down=self.scaled_down,
+            hmb_mib=self.hmb_mib,
             idle_mw=self.idle_mw,
             results=[r.to_dict() for r in self.results],
             published=[b.__dict__ | {"error_pct": b.error_pct} for b in published_figures(self)],
@@ -487,7 +495,10 @@ class AnandTechResult:
             if self.scaled_down
             else "each step <= 1 min or 32 GB"
         )
-        return f"AnandTech {what} - {self.preset} - {amount} - seed {self.seed} - ssdlab {ssdlab_version()}"
+        hmb = f" - HMB {self.hmb_mib} MiB" if self.hmb_mib is not None else ""
+        return (
+            f"AnandTech {what} - {self.preset} - {amount}{hmb} - seed {self.seed} - ssdlab {ssdlab_version()}"
+        )
 
     def table(self) -> Table:
         t = Table(title=self._title("client suite"))
@@ -760,13 +771,16 @@ def run_anandtech(
     hmb_off: bool | None = None,
     seed: int = 1,
     progress: Progress | None = None,
+    hmb_grant_mib: int = WINDOWS_HMB_MIB,
 ) -> AnandTechResult:
     """Run the AnandTech tests ``tests`` (default: all of :data:`TESTS`) on ``drive``'s config.
 
     ``drive`` itself is left alone: each test runs on a clone of a prepared state (purged, then the test's
     span written, or the end state of the test it runs ``after``). ``max_gb`` is the most each step moves
     (AnandTech: 32 GB) and the bursts' total (at most 1 GB); smaller values make quick runs. ``hmb_off``
-    runs every test again with the HMB withheld (default: when the drive has an HMB).
+    runs every test again with the HMB withheld (default: when the drive has an HMB). With HMB on the host
+    grants at most ``hmb_grant_mib`` of the HMB the drive asks for (default: Windows', as on AnandTech's
+    testbed).
     """
     names = list(TESTS) if tests is None else list(tests)
     for n in names:
@@ -776,7 +790,12 @@ def run_anandtech(
         raise workload_error("max_gb", "must be above 0", max_gb)
     names = [n for n in TESTS if n in names]  # in the suite's order: a test runs before those after it
     hmb = has_hmb(drive)
-    variants: list[tuple[str, dict[str, str]]] = [("HMB on" if hmb else "-", {})]
+    on: dict[str, str] = {}
+    granted = None
+    if hmb:
+        granted = min(int(drive.config_value("controller.map_cache.hmb_size_mib")), hmb_grant_mib)
+        on = {"controller.map_cache.hmb_size_mib": str(granted)}
+    variants: list[tuple[str, dict[str, str]]] = [("HMB on" if hmb else "-", on)]
     if hmb_off or (hmb_off is None and hmb):
         variants.append(("HMB off", HMB_OFF))
     text = drive.config_toml()
@@ -798,7 +817,7 @@ def run_anandtech(
             step += 1
     if progress is not None:
         progress(1.0, "done")
-    return AnandTechResult(drive.name, seed, max_gb, results, text, idle)
+    return AnandTechResult(drive.name, seed, max_gb, results, text, idle, granted)
 
 
 def _label(r: Mapping[str, Any]) -> str:

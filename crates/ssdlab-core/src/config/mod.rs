@@ -175,10 +175,12 @@ pub struct MapCacheConfig {
     pub hmb_ecc_correct_ns: u64,
     /// Bytes of one logical-to-physical entry (one per 4 KiB LPN; 4 bytes address 16 TiB).
     pub entry_bytes: u32,
-    /// Share of the HMB that holds map pages, percent (the rest serves the controller's other uses).
+    /// Share of the HMB the firmware uses that holds map pages, percent (the rest serves the controller's
+    /// other uses).
     pub hmb_map_pct: f64,
-    /// The HMB's map cache takes the largest power-of-two number of map pages its share holds (firmware
-    /// that sizes its tables in powers of two): a grant a little short of one tier gets the tier below.
+    /// The firmware lays the HMB out in power-of-two tiers: of the grant it uses the largest power of two
+    /// of MiB it holds (a grant a little short of one tier gets the tier below), and `hmb_map_pct` of that
+    /// holds map pages.
     pub hmb_map_pow2: bool,
     /// Journal map updates and checkpoint dirty map pages to NAND (see above).
     pub journal: bool,

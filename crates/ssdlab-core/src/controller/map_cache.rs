@@ -207,14 +207,17 @@ impl MapCache {
         let cache_bytes = match c.location {
             MapLocation::Dram => 0,
             MapLocation::Hmb => {
-                (c.hmb_size_mib.saturating_mul(1 << 20) as f64 * c.hmb_map_pct / 100.0) as u64
+                // firmware that lays the HMB out in power-of-two tiers uses the largest one the grant holds
+                let mib = match c.hmb_size_mib {
+                    0 => 0,
+                    m if c.hmb_map_pow2 => 1 << m.ilog2(),
+                    m => m,
+                };
+                (mib.saturating_mul(1 << 20) as f64 * c.hmb_map_pct / 100.0) as u64
             }
             MapLocation::Sram => c.sram_size_kib.saturating_mul(1 << 10),
         };
-        let mut pages = (cache_bytes / page_bytes).max(1);
-        if c.location == MapLocation::Hmb && c.hmb_map_pow2 {
-            pages = 1 << pages.ilog2();
-        }
+        let pages = (cache_bytes / page_bytes).max(1);
         let capacity = pages.min(u64::from(n_pages)) as u32;
         let cached = c.location != MapLocation::Dram;
         let per_page = if cached { n_pages as usize } else { 0 };
