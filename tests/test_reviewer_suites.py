@@ -82,6 +82,8 @@ def test_anandtech_gives_an_hmb_drive_what_windows_grants() -> None:
     bg4, bg3 = burst("bg4-1tb"), burst("bg3-256gb")
     assert (bg4.hmb_mib, bg3.hmb_mib) == (61, 38)
     assert "HMB 61 MiB" in str(bg4.table().title) and bg4.to_dict()["hmb_mib"] == 61
+    # --test-size 200m is 0.2097152 GB: the title rounds it
+    assert "each step <= 1 min or 0.21 GB" in str(AnandTechResult("x", 1, 0.2097152, [], "").table().title)
     # the grant reaches the drive: 2 MiB (1.5 GiB of map in the BG's tiers) misses over the 16 GB span
     small = burst("bg4-1tb", hmb_grant_mib=2)
     assert small.hmb_mib == 2

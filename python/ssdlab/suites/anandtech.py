@@ -491,7 +491,7 @@ class AnandTechResult:
 
     def _title(self, what: str) -> str:
         amount = (
-            f"SCALED DOWN: each step <= 1 min or {self.max_gb:g} GB (AnandTech: 32 GB)"
+            f"SCALED DOWN: each step <= 1 min or {self.max_gb:.3g} GB (AnandTech: 32 GB)"
             if self.scaled_down
             else "each step <= 1 min or 32 GB"
         )
