@@ -600,13 +600,14 @@ def _power_spec(fig: Figure, ctx: Context) -> Measured:
 def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
     res = _anandtech_run(ctx)
     amount = "2 GB (quick)" if ctx.quick else "1 min or 32 GB"
+    granted = f", HMB {res.hmb_mib} MiB (Windows' grant)" if res.hmb_mib is not None else ""
     for b in _anandtech.published_figures(res):
         if b.key == fig.name:
-            off = ", HMB off" if "hmb_off" in fig.key else ""
+            hmb = ", HMB off" if "hmb_off" in fig.key else granted
             if "burst" in fig.key:
-                how = f"AnandTech burst 128 KiB seq QD1, 8 x 128 MB, 16 GB on drive{off}"
+                how = f"AnandTech burst 128 KiB seq QD1, 8 x 128 MB, 16 GB on drive{hmb}"
             else:
-                how = f"AnandTech sustained 128 KiB seq, top of QD1-32 ({amount} each), 64 GB span{off}"
+                how = f"AnandTech sustained 128 KiB seq, top of QD1-32 ({amount} each), 64 GB span{hmb}"
             return Measured(b.model, b.unit, how)
     for c in _anandtech.checks(res):
         if c.key == fig.key:
@@ -615,7 +616,8 @@ def _anandtech_fig(fig: Figure, ctx: Context) -> Measured:
             else:
                 kind = "4 KiB random read" if "rand" in fig.key else "128 KiB seq"
                 what = f"{kind} burst + QD1-32"
-            hmb = ", HMB on and off" if any(r.variant == "HMB off" for r in res.results) else ""
+            on = "HMB on" if res.hmb_mib is None else f"HMB on ({res.hmb_mib} MiB)"
+            hmb = f", {on} and off" if any(r.variant == "HMB off" for r in res.results) else ""
             how = f"AnandTech {what} ({amount} each){hmb}: check"
             return Measured(c.measured, "", how, passed=c.passed)
     return Measured(None, "", "no method yet (no AnandTech test or check measures it)")
