@@ -495,6 +495,7 @@ from ssdlab.suites import endurance as _endurance  # noqa: E402
 from ssdlab.suites import fill as _fill  # noqa: E402
 from ssdlab.suites import gamersnexus as _gamersnexus  # noqa: E402
 from ssdlab.suites import power as _power  # noqa: E402
+from ssdlab.suites.anandtech import WINDOWS_HMB_MIB  # noqa: E402
 
 #: CrystalDiskMark at its defaults cut to one short run: the quick mode of the methods that run it so.
 _QUICK_CDM: dict[str, Any] = {"runs": 1, "duration": "1s", "warmup": "0.5s", "interval": "1s"}
@@ -784,10 +785,6 @@ def _ascii_cdm_run(ctx: Context, map_cache: dict[str, object]) -> _cdm.CdmResult
     return _cdm_run(ctx, key, extra=map_cache, version="6", test_size="1g", **quick)
 
 
-#: Windows' default HMB grant to the BG4, MiB (ASCII.jp): what its runs with HMB on had, below the 64 it asks.
-_WINDOWS_HMB_MIB = _anandtech.WINDOWS_HMB_MIB
-
-
 def _hmb(mib: int | None) -> dict[str, object]:
     """The overrides that give the drive ``mib`` MiB of HMB (None: HMB off)."""
     return dict(_anandtech.HMB_OFF) if mib is None else {"controller.map_cache.hmb_size_mib": mib}
@@ -795,8 +792,8 @@ def _hmb(mib: int | None) -> dict[str, object]:
 
 @method("ascii_cdm", "seq_read_MBps", "seq_write_MBps")
 def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
-    value, unit = _cdm.reference_value(_ascii_cdm_run(ctx, _hmb(_WINDOWS_HMB_MIB)), fig.key)
-    how = f"CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default {_WINDOWS_HMB_MIB} MiB"
+    value, unit = _cdm.reference_value(_ascii_cdm_run(ctx, _hmb(WINDOWS_HMB_MIB)), fig.key)
+    how = f"CDM 6, 1 GiB, best of 5, Seq Q32T1; HMB at Windows' default {WINDOWS_HMB_MIB} MiB"
     return Measured(value, unit, how)
 
 
@@ -804,7 +801,7 @@ def _ascii_cdm(fig: Figure, ctx: Context) -> Measured:
 def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     """Every read row of the CDM 6 run slower with HMB off than with HMB on (by more than 1%: a tie is not
     "slower"), and the largest fall a random row's."""
-    on, off = _ascii_cdm_run(ctx, _hmb(_WINDOWS_HMB_MIB)), _ascii_cdm_run(ctx, _hmb(None))
+    on, off = _ascii_cdm_run(ctx, _hmb(WINDOWS_HMB_MIB)), _ascii_cdm_run(ctx, _hmb(None))
     change = {
         a.label.removesuffix(" read"): b.mbps / a.mbps - 1
         for a, b in zip(on.rows, off.rows, strict=True)
@@ -814,7 +811,7 @@ def _ascii_cdm_hmb_off(fig: Figure, ctx: Context) -> Measured:
     passed = all(c < -0.01 for c in change.values()) and worst.startswith("4KiB")
     text = "HMB off against on: " + ", ".join(f"{k} {c:+.1%}" for k, c in change.items())
     text += " (pass: every read < -1%, a random row the largest fall)"
-    how = f"CDM 6, 1 GiB, best of 5, reads with HMB at {_WINDOWS_HMB_MIB} MiB and off; check"
+    how = f"CDM 6, 1 GiB, best of 5, reads with HMB at {WINDOWS_HMB_MIB} MiB and off; check"
     return Measured(text, "", how, passed)
 
 
@@ -881,19 +878,19 @@ def _txbench_fast_span(ctx: Context, hmb_mib: int | None) -> tuple[int, list[flo
 @method("txbench", "rand_read_hmb_on_64gb_MBps")
 def _txbench_hmb_on_64gb(fig: Figure, ctx: Context) -> Measured:
     gb, run = _TXBENCH_SPANS[-1], _txbench_span_times(ctx)[1]
-    mbps = _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)[1][-1]
+    mbps = _txbench_fast_span(ctx, WINDOWS_HMB_MIB)[1][-1]
     how = (
         f"{gb} GB written 128 KiB QD32, then 4 KiB random read QD32 over it for {run}, "
-        f"HMB at {_WINDOWS_HMB_MIB} MiB"
+        f"HMB at {WINDOWS_HMB_MIB} MiB"
     )
     return Measured(mbps, "MB/s", how)
 
 
 @method("txbench", "hmb_span")
 def _txbench_hmb_span(fig: Figure, ctx: Context) -> Measured:
-    (at64, v64), (at61, v61) = _txbench_fast_span(ctx, 64), _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)
+    (at64, v64), (at61, v61) = _txbench_fast_span(ctx, 64), _txbench_fast_span(ctx, WINDOWS_HMB_MIB)
     curve = ", ".join(f"{gb} GB {a:,.0f}/{b:,.0f}" for gb, a, b in zip(_TXBENCH_SPANS, v64, v61, strict=True))
-    w = _WINDOWS_HMB_MIB
+    w = WINDOWS_HMB_MIB
     text = f"fast to {at64} GB with 64 MiB, to {at61} GB with {w} MiB (MB/s, 64/{w} MiB: {curve})"
     how = "64 GB written, then 4 KiB random read QD32 over 1-64 GB; fast = within 10% of 1 GB's"
     return Measured(text + " (pass: 48 and under 32)", "", how + "; check", passed=at64 >= 48 and at61 < 32)
@@ -916,7 +913,7 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     """The 64 GB range's random reads, the BG4 at Windows' 61 MiB against each BG3 at its own grant (38 MiB,
     its whole preferred size): more than 100 MB/s faster than every one of them."""
     gb, (ramp, run) = _TXBENCH_SPANS[-1], _txbench_span_times(ctx)
-    bg4 = _txbench_fast_span(ctx, _WINDOWS_HMB_MIB)[1][-1]
+    bg4 = _txbench_fast_span(ctx, WINDOWS_HMB_MIB)[1][-1]
 
     def bg3(preset: str) -> float:
         return _txbench_read(_txbench_drive(ctx, {}, preset), gb, ramp, run)
@@ -925,7 +922,7 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
     text = f"{bg4:,.0f} MB/s against " + ", ".join(f"{p} {v:,.0f}" for p, v in bg3s.items())
     how = (
         f"{gb} GB written, then 4 KiB random read QD32 over it for {run}; "
-        f"HMB: BG4 {_WINDOWS_HMB_MIB} MiB, each BG3 38"
+        f"HMB: BG4 {WINDOWS_HMB_MIB} MiB, each BG3 38"
     )
     text += " (pass: > 100 MB/s above each)"
     return Measured(text, "", how + "; check", passed=bg4 - max(bg3s.values()) > 100)
@@ -935,7 +932,7 @@ def _txbench_vs_bg3(fig: Figure, ctx: Context) -> Measured:
 def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     """TxBENCH's random writes: 4 GB of 4 KiB writes at QD32 into each range (a clone of the drive with the
     largest range written), HMB at 61 MiB; fast = within 10% of the 1 GB range's, as for the reads."""
-    d = _txbench_drive(ctx, _hmb(_WINDOWS_HMB_MIB))
+    d = _txbench_drive(ctx, _hmb(WINDOWS_HMB_MIB))
     total = "256m" if ctx.quick else "4g"
     runs = [
         Workload(rw="randwrite", bs="4k", iodepth=32, io_size=total, size=gb * GB) for gb in _TXBENCH_SPANS
@@ -944,7 +941,7 @@ def _txbench_write_span(fig: Figure, ctx: Context) -> Measured:
     last = _fast_to(mbps)
     how = (
         f"64 GB written, then {total} of 4 KiB random writes at QD32 into each 1-64 GB range, "
-        f"HMB at {_WINDOWS_HMB_MIB} MiB"
+        f"HMB at {WINDOWS_HMB_MIB} MiB"
     )
     text = f"fast to {last} GB (MB/s: {_curve(mbps)}) (pass: fast to 2 GB, not at 4)"
     return Measured(text, "", how + "; check", passed=last == 2)
