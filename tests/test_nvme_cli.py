@@ -43,6 +43,8 @@ def test_a_state_file_carries_namespaces_data_and_a_sanitize_between_commands(tm
     assert isinstance(log["simulated_s"], float) and log["simulated_s"] > 0
     assert ok("read", *st, "-n", "1", "--start-block", "8", "-c", "8")["all_zeros"] is True
     assert ok("sanitize-log", *st)["sstat"] == 1
+    ok("detach-ns", *st, "--namespace-id", "1")
+    assert nvme("read", *st, "-n", "1", "--start-block", "8", "-c", "8").returncode == 2  # not attached
 
 
 def test_a_failed_command_stays_in_the_error_log_and_a_feature_stays_set(tmp_path: Path) -> None:

@@ -411,46 +411,33 @@ def create_ns(
     _run("create-ns", args, state, (preset, drive_file, set_, scale_capacity_gb), as_json)
 
 
-@nvme_app.command("delete-ns")
-def delete_ns(
-    nsid: NsidOpt,
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Namespace Management, delete (its range is deallocated)."""
-    _run("delete-ns", {"nsid": nsid}, state, (preset, drive_file, set_, scale_capacity_gb), as_json)
+#: The Namespace Management and Attachment commands that take only a namespace ID: (name, help).
+NSID_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("delete-ns", "Namespace Management, delete (its range is deallocated)."),
+    ("attach-ns", "Namespace Attachment, attach."),
+    ("detach-ns", "Namespace Attachment, detach."),
+)
 
 
-@nvme_app.command("attach-ns")
-def attach_ns(
-    nsid: NsidOpt,
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Namespace Attachment, attach."""
-    _run("attach-ns", {"nsid": nsid}, state, (preset, drive_file, set_, scale_capacity_gb), as_json)
+def _nsid_command(name: str, help_text: str) -> None:
+    """Register ``ssdlab nvme NAME -n NSID``: the drive options, --json, and command ``name`` run on NSID."""
+
+    def command(
+        nsid: NsidOpt,
+        state: StateOpt = None,
+        preset: PresetOpt = None,
+        drive_file: DriveOpt = None,
+        set_: SetOpt = None,
+        scale_capacity_gb: ScaleOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        _run(name, {"nsid": nsid}, state, (preset, drive_file, set_, scale_capacity_gb), as_json)
+
+    nvme_app.command(name, help=help_text)(command)
 
 
-@nvme_app.command("detach-ns")
-def detach_ns(
-    nsid: NsidOpt,
-    state: StateOpt = None,
-    preset: PresetOpt = None,
-    drive_file: DriveOpt = None,
-    set_: SetOpt = None,
-    scale_capacity_gb: ScaleOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Namespace Attachment, detach."""
-    _run("detach-ns", {"nsid": nsid}, state, (preset, drive_file, set_, scale_capacity_gb), as_json)
+for _name, _help in NSID_COMMANDS:
+    _nsid_command(_name, _help)
 
 
 @nvme_app.command("format")
