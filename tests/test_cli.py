@@ -174,6 +174,10 @@ def test_run_json_prints_the_same_document(tmp_path: Path) -> None:
         (["workload", "--set", "nand.no_such_key=1"], "nand.no_such_key"),
         (["show", "bg4-1tb", "--set", "nand.tR_us"], "--set"),
         (["run", "--suite", "cdm9"], "suite"),
+        # a suite's own name for what an option gives it is the option's
+        (["run", "--suite", "anandtech", "--test-size", "0"], "--test-size"),
+        (["run", "--suite", "dbmix", "--duration", "-1s"], "--duration"),
+        (["run", "--suite", "pts", "--runs", "2"], "--runs"),
         # the option parser's own errors read the same way
         (["workload", "--iodepth", "abc"], "--iodepth"),
         (["workload", "--iodepth"], "--iodepth"),

@@ -61,6 +61,13 @@ def test_bad_capacity_is_a_config_error(bad: float) -> None:
     assert out.returncode == 2 and out.stderr.startswith("error: --scale-capacity-gb: "), out.stderr
 
 
+def test_a_drive_scaled_below_one_fill_point_is_refused_naming_the_size_typed() -> None:
+    out = cli("run", "--suite", "fill", "--preset", "bg4-128gb", "--scale-capacity-gb", "0.5")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("error: --scale-capacity-gb: the fill logs a point every 1 GB"), out.stderr
+    assert out.stderr.rstrip().endswith("(got 0.5)"), out.stderr
+
+
 def _run(*args: str) -> tuple[dict, str]:
     out = cli("workload", "--preset", "bg4-1tb", "--scale-capacity-gb", "16", "--json", *args)
     assert out.returncode == 0, out.stderr

@@ -115,6 +115,11 @@ _RUN_OPTIONS = {
     "job": "--job",
     "target_size": "--target-size",
     "capacity_gb": "--scale-capacity-gb",
+    # what the suites call the values those options give them
+    "max_gb": "--test-size",
+    "runtime": "--duration",
+    "round_time": "--duration",
+    "max_rounds": "--runs",
 }
 
 

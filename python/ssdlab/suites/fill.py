@@ -458,12 +458,13 @@ def run_fill(
     if step < block:
         raise workload_error("chunk", f"must be at least one block ({block} bytes)", chunk)
     if drive.capacity_bytes < step:  # one point is no curve
-        size = "capacity_gb" if isinstance(drive, Drive) else "target_size"
+        simulated = isinstance(drive, Drive)
         raise workload_error(
-            size,
+            "capacity_gb" if simulated else "target_size",
             f"the fill logs a point every {step / 1e9:g} GB: a drive of {drive.capacity_bytes / 1e9:.3g} GB "
             "gives no curve; use one of several GB",
-            drive.capacity_bytes,
+            # the size as its option takes it
+            round(drive.capacity_bytes / 1e9, 3) if simulated else drive.capacity_bytes,
         )
     if erase:
         purge(drive)
