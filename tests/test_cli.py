@@ -30,6 +30,9 @@ def test_presets_lists_the_builtins() -> None:
     assert out.returncode == 0, out.stderr
     for name in ssdlab.list_presets():
         assert name in out.stdout
+    listed = json.loads(ssdlab_cli("presets", "--json").stdout)
+    assert [p["name"] for p in listed] == ssdlab.list_presets()
+    assert all(p["description"] for p in listed), "every preset says what drive it is"
 
 
 def test_help_prints_bracketed_text_as_written() -> None:

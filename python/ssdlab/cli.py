@@ -166,11 +166,18 @@ app.add_typer(nvme_app, name="nvme")
 
 
 @app.command()
-def presets() -> None:
-    """List the built-in drive presets."""
+def presets(json_: JsonOpt = False) -> None:
+    """List the built-in drive presets (``--json``: a list of ``{"name", "description"}``)."""
+    rows = [
+        {"name": name, "description": str(tomllib.loads(read_preset(name)).get("description", ""))}
+        for name in list_presets()
+    ]
+    if json_:
+        print(json.dumps(rows, indent=2))
+        return
     t = Table("preset", "description")
-    for name in list_presets():
-        t.add_row(name, str(tomllib.loads(read_preset(name)).get("description", "")))
+    for r in rows:
+        t.add_row(r["name"], r["description"])
     stdout.print(t)
 
 
