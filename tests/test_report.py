@@ -482,6 +482,27 @@ def test_plots_start_axes_at_zero_and_keep_legends_off_the_data() -> None:
     plt.close(fig2)
 
 
+def test_doubling_axes_are_drawn_in_powers_of_two_labelled_as_numbers() -> None:
+    """Queue depths 1..32, ATTO's 0.5 KiB..64 MiB, the working set's spans: each step twice the last, so a
+    linear axis would crowd the low steps, where the curves change, into its left edge."""
+    import matplotlib.pyplot as plt
+
+    from ssdlab.report.plots import _finish
+    from ssdlab.suites.anandtech import curves
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 4, 8, 16, 32], [1.0, 2.0, 3.0, 3.0, 3.0, 3.0])
+    assert _finish(ax, "log2x").startswith("x axis logarithmic, base 2")
+    assert ax.get_xscale() == "log" and ax.get_ylim()[0] == 0  # only x is log
+    assert [ax.xaxis.get_major_formatter()(v, 0) for v in (1, 32, 0.5)] == ["1", "32", "0.5"]
+    plt.close(fig)
+    doc = {"results": [
+        {"name": "sustained_seq_read", "x_label": "queue depth", "points": [{"x": 1, "mbps": 1.0}]},
+        {"name": "mixed_rand", "x_label": "read share (%)", "points": [{"x": 100, "mbps": 1.0}]},
+    ]}  # fmt: skip
+    assert [c.scale for c in curves(doc)] == ["log2x", ""]  # a read share is not a doubling axis
+
+
 def test_compare_writes_an_html_report(tmp_path: Path) -> None:
     out = run_cli(
         "compare", "generic-tlc-dram", "bg4-1tb", "--suite", "cdm", "--set", "ftl.user_capacity_gb=16",

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from ssdlab import reference, suites
 from ssdlab.series import SavedSeries
@@ -66,6 +67,10 @@ def _finish(ax: Axes, scale: str) -> str:
     if scale in ("logx", "loglog"):
         ax.set_xscale("log")
         notes.append("x axis logarithmic")
+    elif scale == "log2x":  # queue depths, transfer sizes, spans: each step twice the last, evenly spaced
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        notes.append("x axis logarithmic, base 2")
     else:
         ax.set_xlim(left=0)
     if scale in ("logy", "loglog"):

@@ -129,7 +129,8 @@ class Curve:
     x: list[float]
     y: list[float]
     series: str = ""
-    #: Axis scales the report draws the plot with: ``""`` (linear), ``"logx"``, ``"logy"`` or ``"loglog"``.
+    #: Axis scales the report draws the plot with: ``""`` (linear), ``"logx"``, ``"logy"``, ``"loglog"``, or
+    #: ``"log2x"`` (an x that doubles at each step: queue depths, transfer sizes, spans).
     scale: str = ""
 
 

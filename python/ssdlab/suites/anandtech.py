@@ -854,14 +854,16 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
         pts = r.get("points") or r.get("qd") or []  # "qd": results saved before the full suite
         if not pts:
             continue
+        x_label = str(r.get("x_label", "queue depth"))
         out.append(
             Curve(
                 str(r["name"]),
-                str(r.get("x_label", "queue depth")),
+                x_label,
                 "MB/s",
                 [float(p.get("x", p.get("qd", 0))) for p in pts],
                 [p["mbps"] for p in pts],
                 "" if (r.get("variant") or "-") == "-" else str(r["variant"]),
+                scale="log2x" if x_label in ("queue depth", "span (GB)") else "",
             )
         )
     return out

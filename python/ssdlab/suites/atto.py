@@ -240,7 +240,7 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
     pts = doc["points"]
     x = [p["bs"] / KIB for p in pts]
     return [
-        Curve("atto", "transfer size (KiB)", "MB/s", x, [p[f"{d}_mbps"] for p in pts], d)
+        Curve("atto", "transfer size (KiB)", "MB/s", x, [p[f"{d}_mbps"] for p in pts], d, scale="log2x")
         for d in ("read", "write")
     ]
 

@@ -451,6 +451,7 @@ def curves(doc: Mapping[str, Any]) -> list[Curve]:
                         [float(r["qd"]) for r in rows],
                         [r["iops"] for r in rows],
                         f"{bs} {d}",
+                        scale="log2x",
                     )
                 )
     return out
