@@ -60,6 +60,10 @@ def test_copy_is_a_suite_and_refuses_a_file_the_drive_cannot_hold_twice(tmp_path
     bad = _ssdlab_run("--test-size", "100g", "--out", str(tmp_path))
     assert bad.returncode == 2
     assert "--test-size" in bad.stderr and "needs 214.7 GB" in bad.stderr and "Traceback" not in bad.stderr
+    # the default, 30 GB, on a drive scaled below twice it: the size is reported as the suite states it
+    small = _ssdlab_run("--scale-capacity-gb", "8", "--out", str(tmp_path))
+    assert small.returncode == 2
+    assert small.stderr.strip().endswith("the drive holds 8.0 GB (got 30.0 GB)"), small.stderr
 
 
 def test_the_copy_runs_on_a_real_file_through_fio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

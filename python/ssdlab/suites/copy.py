@@ -120,7 +120,7 @@ def run_copy(
             "test_size",
             f"copying a {n / 1e9:.1f} GB file needs {2 * n / 1e9:.1f} GB; the drive holds "
             f"{drive.capacity_bytes / 1e9:.1f} GB",
-            size,
+            size if isinstance(size, str) else f"{size / 1e9:.1f} GB",
         )
     if progress is not None:
         progress(0.0, "source file")

@@ -296,9 +296,9 @@ def run_gamersnexus(
     if need > cap:
         raise workload_error(
             "drive",
-            f"{cap / GB:.1f} GB is too small: the {copy_n / GB:.1f} GB copy (source and copy) and the "
+            f"too small: the {copy_n / GB:.1f} GB copy (source and copy) and the "
             f"{arch_n / GB:.1f} GB archive (with what it extracts to) need at least {need / GB:.1f} GB",
-            drive.name,
+            f"{drive.name}, {cap / GB:.1f} GB",
         )
     for name, v in (("test_s", test_s), ("anvil_s", anvil_s)):
         if not v > 0:
