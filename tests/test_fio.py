@@ -829,3 +829,17 @@ def test_a_random_write_pass_writes_every_block_with_fios_random_map(
     read = drive.run(ssdlab.Workload(rw="read", bs="128k", size="64m"))
     share = read.counters["unmapped_reads"] / (64 << 20 >> 12)
     assert share == pytest.approx(unwritten, abs=0.02), share
+
+
+def test_reads_of_a_region_never_written_are_warned_about_and_a_write_job_before_them_clears_it() -> None:
+    """On a fresh twin a read job finds no data: it costs no NAND read, and the run says so on stderr."""
+    common = ["--scale-capacity-gb", "4", "--bs=4k", "--size=256m", "--runtime=20ms"]
+    reads = ssdlab_cli("fio", *common, "--name=r", "--rw=randread")
+    assert reads.returncode == 0, reads.stderr
+    assert "warning: 100% of the reads found no data" in reads.stderr
+    assert "a write job, then stonewall" in reads.stderr
+    written = ssdlab_cli(
+        "fio", *common, "--name=w", "--rw=write", "--runtime=0", "--name=r", "--stonewall", "--rw=randread"
+    )
+    assert written.returncode == 0, written.stderr
+    assert "found no data" not in written.stderr

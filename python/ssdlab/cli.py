@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -780,15 +780,20 @@ def _calibration_tables(out: cal.Outcome) -> list[Table]:
     return [t, v]
 
 
-def _warn_if_unmapped(res: Result) -> None:
-    """Print :func:`unmapped_read_warning` on stderr, if it has one (``workload`` and ``replay``)."""
-    warning = unmapped_read_warning(res)
+#: How to give reads data to find, where the command has --prefill (workload, replay).
+_PREFILL_FIX = "write the region first (--prefill)"
+
+
+def _warn_if_unmapped(res: Result | Mapping[str, float], fix: str = _PREFILL_FIX) -> None:
+    """Print :func:`unmapped_read_warning` on stderr, if it has one (``workload``, ``replay``, ``fio``)."""
+    warning = unmapped_read_warning(res, fix)
     if warning:
         stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
 
 
-def unmapped_read_warning(res: Result) -> str | None:
-    """A warning when most reads of a run found no data: they cost no NAND read, so they measure nothing.
+def unmapped_read_warning(res: Result | Mapping[str, float], fix: str = _PREFILL_FIX) -> str | None:
+    """A warning when most reads of a run (its result or its counters) found no data: they cost no NAND
+    read, so they measure nothing. ``fix`` says how to avoid it with the command at hand.
 
     Examples
     --------
@@ -798,15 +803,16 @@ def unmapped_read_warning(res: Result) -> str | None:
     >>> unmapped_read_warning(res).startswith("100% of the reads")
     True
     """
+    counters = res.counters if isinstance(res, Result) else res
     # both counted over the whole run, in the 4 KiB pages the reads touched (bytes / 4 KiB undercounts
     # unaligned reads: a 3 KiB read can touch two pages, and the share came out above 100%)
-    pages = res.counters.get("host_read_pages", 0.0)
-    unmapped = res.counters.get("unmapped_reads", 0.0)
+    pages = counters.get("host_read_pages", 0.0)
+    unmapped = counters.get("unmapped_reads", 0.0)
     if pages == 0 or not unmapped > pages / 2:  # a real target's counter is NaN: no warning
         return None
     return (
         f"{unmapped / pages:.0%} of the reads found no data (never written or trimmed): they cost no NAND "
-        "read, so the figures say little about the drive; write the region first (--prefill)"
+        f"read, so the figures say little about the drive; {fix}"
     )
 
 
@@ -1090,6 +1096,7 @@ def fio(
     except JobFileError as e:  # already "file:line: option: problem"
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         raise typer.Exit(2) from None
+    _warn_if_unmapped(run_.counters, "write the region first (a write job, then stonewall)")
     try:  # fio writes its logs (write_bw_log, ...) where it runs
         write_logs(run_, Path.cwd())
     except OSError as e:
