@@ -95,6 +95,19 @@ def test_workload_json_parses() -> None:
     assert "waf" in d["counters"]
 
 
+def test_workload_io_log_writes_every_io_and_a_real_target_refuses_it(tmp_path: Path) -> None:
+    log = tmp_path / "ios.csv"
+    args = ["workload", *SMALL, "--rw", "randwrite", "--size", "64m", "--runtime", "1ms"]
+    out = ssdlab_cli(*args, "--io-log", str(log), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = log.read_text().splitlines()
+    assert rows[0] == '"submit_ns","complete_ns","latency_ns","op","offset","length"'
+    assert len(rows) - 1 == json.loads(out.stdout)["write"]["ios"] > 0
+    target = ssdlab_cli("workload", "--target", str(tmp_path / "t.img"), "--io-log", str(log))
+    assert target.returncode == 2 and target.stderr.startswith("error: --io-log: a real target's IOs")
+    assert not (tmp_path / "t.img").exists()  # refused before the target was made
+
+
 def test_show_resolves_a_drive_file_and_fio_and_replay_take_the_drive_options(tmp_path: Path) -> None:
     mine = tmp_path / "mine.toml"
     mine.write_text('base = "bg4-1tb"\n[nand]\ntR_us = [61.0]\n')

@@ -549,11 +549,43 @@ def test_log_files_are_numbered_by_job_as_fio_numbers_them(tmp_path: Path) -> No
     done = ssdlab_cli("fio", *SMALL, "j.fio", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.glob("*.log")) == ["one_bw.log", "s_iops.2.log", "s_iops.3.log"]
-    # without log_avg_msec a line is one bwavgtime window (fio would log every IO), and the output says so
-    assert "write_iops_log=s approximated: logged once a bwavgtime window (500 ms)" in done.stdout
-    times = [int(line.split(",")[0]) for line in (tmp_path / "s_iops.2.log").read_text().splitlines()]
-    assert times[:2] == [500, 1000]
+    # without log_avg_msec every IO is a line, as fio logs it: one IO of one write of 4 KiB each
+    rows = [line.split(", ") for line in (tmp_path / "s_iops.2.log").read_text().splitlines()]
+    assert len(rows) > 1000 and all(r[1:] == ["1", "1", "4096", "0"] for r in rows)
+    assert "approximated" not in done.stdout
     assert len((tmp_path / "one_bw.log").read_text().splitlines()) == 4  # 4 windows of 250 ms, reads only
+
+
+def test_per_io_logs_are_written_as_real_fio_writes_them(tmp_path: Path) -> None:
+    """Without ``log_avg_msec`` fio logs every IO (``time_ms, value, ddir, bs, 0``); so does the twin: the
+    same files and the same rows but for the values, the latency the one from its own IO log."""
+    job = ["--name=w", "--rw=randwrite", "--bs=8k", "--size=64m", "--number_ios=300"]
+    logs = ["--write_bw_log=p", "--write_iops_log=p", "--write_lat_log=p"]
+    (tmp_path / "fio").mkdir()
+    (tmp_path / "twin").mkdir()
+    real_fio("--ioengine=null", *job, *logs, "--output-format=json", cwd=tmp_path / "fio")
+    done = ssdlab_cli("fio", *SMALL, "--output-format=json", "--", *job, *logs, cwd=tmp_path / "twin")
+    assert done.returncode == 0, done.stderr
+    lat_ns = json.loads(done.stdout)["jobs"][0]["write"]["lat_ns"]
+
+    def cells(side: str, kind: str) -> list[list[int]]:
+        lines = (tmp_path / side / f"p_{kind}.1.log").read_text().splitlines()
+        return [[int(c) for c in line.split(",")] for line in lines]
+
+    for kind in ("lat", "clat", "bw", "iops"):
+        fio, twin = cells("fio", kind), cells("twin", kind)
+        assert len(fio) == len(twin) == 300, kind
+        assert {tuple(c[2:]) for c in fio} == {tuple(c[2:]) for c in twin} == {(1, 8192, 0)}, kind
+    lat = [c[1] for c in cells("twin", "lat")]
+    # the JSON's figures come from a histogram of 3 significant digits
+    assert min(lat) == pytest.approx(lat_ns["min"], rel=1e-3)
+    assert max(lat) == pytest.approx(lat_ns["max"], rel=1e-3)
+    assert sum(lat) / len(lat) == pytest.approx(lat_ns["mean"], rel=1e-3)
+    bw = [c[1] for c in cells("twin", "bw")]
+    assert bw == [8192 * 1_000_000 // v for v in lat]  # fio's per-IO bandwidth: bytes x 10^6 / latency (ns)
+    assert [c[1] for c in cells("twin", "iops")] == [1] * 300
+    times = [c[0] for c in cells("twin", "lat")]
+    assert times == sorted(times)  # completion order, ms since the job started
 
 
 def test_section_runs_only_the_job_sections_named_as_fio_does(tmp_path: Path) -> None:

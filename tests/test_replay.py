@@ -253,3 +253,38 @@ def test_a_folder_is_not_a_trace_and_an_empty_trace_says_so(tmp_path: Path) -> N
         [ssdlab, "replay", str(empty), "--scale-capacity-gb", "8", "--json"], capture_output=True, text=True
     )
     assert run.returncode == 0 and "held no reads, writes or trims" in run.stderr, run.stderr
+
+
+def test_an_io_log_has_a_row_for_every_request_at_its_recorded_time(tmp_path: Path) -> None:
+    """``log_ios`` / ``--io-log``: every request of the trace, submitted at its recorded time, with the
+    latency the run's histogram counted; CSV or Parquet by the file's name."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_us,op,offset,length\n0,write,0,65536\n100,read,0,4096\n250,read,4096,8192\n")
+    drive = Drive.from_preset("bg4-1tb", set=SMALL)
+    t0 = drive.now_ns
+    res = drive.clone().replay(trace, log_ios=True)
+    log = res.io_log
+    assert log is not None and len(log) == 3 and log.ops == ["write", "read", "read"]
+    assert log.submit_ns.tolist() == [t0, t0 + 100_000, t0 + 250_000]
+    assert (log.offset.tolist(), log.len.tolist()) == ([0, 0, 4096], [65536, 4096, 8192])
+    assert log.latency_ns[1:].max() == pytest.approx(res.read.latency.max_us * 1e3, rel=1e-3)
+    assert drive.clone().replay(trace).io_log is None  # kept only when asked for
+    exe = str(Path(sys.executable).parent / "ssdlab")
+    for name in ("log.csv", "log.parquet"):
+        out = tmp_path / name
+        cli = subprocess.run(
+            [exe, "replay", str(trace), "--set", "ftl.user_capacity_gb=16", "--io-log", str(out), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert cli.returncode == 0, cli.stderr
+        assert f"wrote {out}" in cli.stderr and json.loads(cli.stdout)["write"]["ios"] == 1
+        rows = out.read_text().splitlines()[1:] if name.endswith(".csv") else pq.read_table(out).to_pylist()
+        assert len(rows) == 3
+    table = pq.read_table(tmp_path / "log.parquet").to_pydict()
+    assert table["op"] == ["write", "read", "read"] and table["length"] == [65536, 4096, 8192]
+    spans = zip(table["submit_ns"], table["complete_ns"], strict=True)
+    assert [c - s for s, c in spans] == table["latency_ns"]

@@ -105,3 +105,21 @@ def test_trims_are_a_direction_of_their_own(small_bg4: Drive) -> None:
     # fio's totals: reads and writes only
     assert res.iops == 0 and res.latency.count == 0
     assert res.to_dict()["trim"]["ios"] == t.ios
+
+
+def test_an_io_log_is_kept_per_spec_that_asks_and_is_the_same_for_the_same_seed(small_bg4: Drive) -> None:
+    small_bg4.run(Workload(rw="write", bs="1m", iodepth=4, size="512m"))
+    reader = Workload(rw="randread", iodepth=8, size="512m", runtime="20ms", log_ios=True)
+    writer = Workload(rw="randwrite", iodepth=4, offset="1g", size="512m", runtime="20ms")
+
+    def run() -> ssdlab.Result:
+        return small_bg4.clone().run([reader, writer])
+
+    res = run()
+    assert res.io_log is None  # several specs: each keeps its own
+    log = res.jobs[0].io_log
+    assert log is not None and res.jobs[1].io_log is None
+    assert len(log) == res.jobs[0].read.ios and set(log.ops) == {"read"}
+    assert float(log.latency_ns.mean()) == pytest.approx(res.jobs[0].read.latency.mean_us * 1e3, rel=1e-3)
+    again = run().jobs[0].io_log
+    assert again is not None and np.array_equal(again.complete_ns, log.complete_ns)

@@ -227,7 +227,8 @@ def test_every_workload_field_reaches_fio_and_reads_back_the_same() -> None:
     want = EVERY_FIELD.to_native()
     default = Workload().to_native()
     unset = {k for k in default if want.get(k) == default[k]}
-    assert unset == {"seq_skip"}, "set every field in EVERY_FIELD"  # seq_skip: sequential rw, below
+    # seq_skip: sequential rw, below; log_ios: a real target refuses it (fio's own write_lat_log logs IOs)
+    assert unset == {"seq_skip", "log_ios"}, "set every field in EVERY_FIELD"
     (job,) = load_jobs(fio_args(EVERY_FIELD, "j", "/f", 1 << 30, direct=True, ioengine="libaio")).jobs
     got = job.workload.to_native() | {"numjobs": job.numjobs}
     # interval is the width of the series: the target passes it as log_avg_msec, not as a job option;
@@ -276,6 +277,12 @@ def test_a_real_targets_result_answers_everything_a_twins_does(tmp_path: Path) -
     assert {m for m in members if not hasattr(res._res, m)} == set()
     d = res.to_dict()
     assert d["read"]["ios"] + d["write"]["ios"] == 256 and d["trim_ios"] == 0
+
+
+def test_an_io_log_is_refused_on_a_real_target_naming_the_field(tmp_path: Path) -> None:
+    with Target.open(tmp_path / "t.img", size="16m") as t, pytest.raises(WorkloadError) as e:
+        t.run(Workload(rw="randread", size="8m", log_ios=True))
+    assert e.value.field == "log_ios" and "write_lat_log" in str(e.value)
 
 
 def test_a_group_steady_state_runs_alone_on_a_target(tmp_path: Path) -> None:

@@ -52,6 +52,7 @@ def test_defaults_are_fio_like() -> None:
         "exitall": False,
         "exit_what": "group",  # fio: exitall stops the job's own reporting group
         "group": 0,
+        "log_ios": False,  # fio logs no IO unless asked (write_lat_log)
     }
 
 

@@ -22,7 +22,7 @@ from ssdlab.errors import (
     WorkloadError,
 )
 from ssdlab.presets import list_presets, preset_path
-from ssdlab.result import Direction, Latency, Result, Series
+from ssdlab.result import Direction, IoLog, Latency, Result, Series
 from ssdlab.workload import Workload
 
 __version__: str = version()
@@ -32,6 +32,7 @@ __all__ = [
     "Direction",
     "Drive",
     "DriveBusyError",
+    "IoLog",
     "Latency",
     "Problem",
     "Result",

@@ -481,6 +481,17 @@ def _rate_iops_fields(text: str) -> dict[str, Any]:
         raise workload_error("rate_iops", str(e), text) from None
 
 
+#: ``--io-log FILE`` of ``workload`` and ``replay``: every IO, one row each (:class:`ssdlab.IoLog`).
+IoLogOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--io-log",
+        help="Write every IO here, one row each: submit and completion time, latency (ns), op, offset, "
+        "length; CSV for a .csv name, else Parquet.",
+    ),
+]
+
+
 @app.command()
 def workload(
     preset: PresetOpt = None,
@@ -521,6 +532,7 @@ def workload(
         ),
     ] = False,
     seed: SeedOpt = 1,
+    io_log: IoLogOpt = None,
     json_: JsonOpt = False,
     target: TargetOpt = None,
     target_size: TargetSizeOpt = None,
@@ -551,7 +563,14 @@ def workload(
         steadystate=steadystate,
         steadystate_duration=steadystate_duration,
         steadystate_ramp_time=steadystate_ramp_time,
+        log_ios=io_log is not None,
     )
+    if io_log is not None:
+        if target is not None:
+            raise workload_error(
+                "--io-log", "a real target's IOs are fio's to log: run fio with write_lat_log", str(io_log)
+            )
+        output_file(io_log, "--io-log")  # before the run: it may take minutes
     drive = open_drive_or_target(
         preset, drive_file, set_, scale_capacity_gb, target, target_size, destroy_data, keep
     )
@@ -564,6 +583,8 @@ def workload(
     finally:
         if isinstance(drive, Target):
             drive.close()
+    if io_log is not None and res.io_log is not None:
+        _wrote(stderr, res.io_log.write(io_log))
     _warn_if_unmapped(res)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
@@ -601,11 +622,14 @@ def replay(
             "find data, as on the drive it was recorded on."
         ),
     ] = False,
+    io_log: IoLogOpt = None,
     scale_capacity_gb: ScaleOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Replay a block trace (fio iolog, blkparse, MSR Cambridge, SPC, csv) on a drive, streamed, and print
     what a workload prints."""
+    if io_log is not None:
+        output_file(io_log, "--io-log")  # before the replay: it may take minutes
     drive = open_drive(preset, drive_file, set_, scale_capacity_gb)
     what = f"replay on {drive.name}"
     with _progress(not json_, what) as progress:
@@ -622,7 +646,10 @@ def replay(
             skip_bad=skip_bad,
             interval=interval,
             progress=scaled(progress, 0.0, 1.0, what),
+            log_ios=io_log is not None,
         )
+    if io_log is not None and res.io_log is not None:
+        _wrote(stderr, res.io_log.write(io_log))
     if not (res.read.ios or res.write.ios or res.trim.ios):
         stderr.print(
             f"note: {trace} held no reads, writes or trims ({res.lines_read:,} lines read)", markup=False

@@ -424,6 +424,7 @@ class Drive:
         skip_bad: bool = False,
         interval: str | int | float = "100ms",
         progress: Callable[[float], None] | None = None,
+        log_ios: bool = False,
     ) -> Result:
         """Replay a block trace from the drive's current state, streaming it (any length, little memory).
 
@@ -436,7 +437,8 @@ class Drive:
         it unless ``wrap=False``, which makes them errors. A bad line raises ``WorkloadError`` naming its
         number, unless ``skip_bad`` (then ``result.skipped_lines`` counts them). A request recorded before
         one ahead of it in the file (blkparse interleaves its CPUs) goes in when its turn comes, as the
-        clock never runs back; ``result.late_requests`` counts them.
+        clock never runs back; ``result.late_requests`` counts them. ``log_ios`` keeps a row for every
+        request (``result.io_log``: ~33 bytes a request).
 
         Examples
         --------
@@ -462,6 +464,7 @@ class Drive:
             skip_bad,
             parse_time_ns(interval, "interval"),
             progress,
+            log_ios,
         )
         res = Result(native, self.name, [], source=os.fspath(path))
         res.skipped_lines, res.lines_read, res.late_requests = skipped, lines, late

@@ -291,6 +291,8 @@ class _FioRun:
     trim_bytes = property(lambda self: self._sum("trim", "io_bytes"))
     #: A real drive's power is not visible to fio.
     max_power_w = math.nan
+    #: Per-IO records are fio's own logs on a real target (``log_ios`` is refused there).
+    io_log = None
 
     @property
     def steadystate(self) -> dict[str, Any] | None:
@@ -557,6 +559,13 @@ class Target:
                 raise workload_error(
                     "size", f"offset + size must fit the target ({self._capacity} bytes)", end
                 )
+        if any(w.log_ios for w in specs):
+            raise workload_error(
+                "log_ios",
+                "a real target's IOs are fio's to log: run fio with write_lat_log (ssdlab fio writes the "
+                "same per-IO log for the twin)",
+                True,
+            )
         if len(specs) > 1 and any(w.steadystate_group for w in specs):
             # fio's group_reporting would merge every spec of the run into one job entry
             raise workload_error(

@@ -160,6 +160,9 @@ class Workload:
     group : int
         fio's reporting group (``new_group``; the fio runner sets it): the jobs ``exit_what="group"`` stops
         together, and those a run of several groups also reports as one (:attr:`Result.groups`).
+    log_ios : bool
+        Keep a row for every IO this workload's jobs measured (:attr:`Result.io_log`; ~33 bytes an IO):
+        fio's per-IO ``write_lat_log``.
 
     Examples
     --------
@@ -220,6 +223,7 @@ class Workload:
     exitall: bool = False
     exit_what: str = "group"
     group: int = 0
+    log_ios: bool = False
 
     def __post_init__(self) -> None:
         # Fail at construction, naming every bad field, rather than deep inside a suite. Python parses the
@@ -313,6 +317,7 @@ class Workload:
             "exitall": self.exitall,
             "exit_what": self.exit_what,
             "group": self.group,
+            "log_ios": self.log_ios,
         }
 
     def to_dict(self) -> dict[str, object]:

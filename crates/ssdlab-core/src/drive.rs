@@ -173,11 +173,19 @@ pub struct ReplayOptions {
     pub iodepth: u32,
     /// Width of the per-interval series.
     pub interval_ns: Ns,
+    /// Keep a row for every request ([`crate::IoLog`], in the result's statistics).
+    pub log_ios: bool,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { timing: Timing::Recorded, speed: 1.0, iodepth: 32, interval_ns: 100_000_000 }
+        ReplayOptions {
+            timing: Timing::Recorded,
+            speed: 1.0,
+            iodepth: 32,
+            interval_ns: 100_000_000,
+            log_ios: false,
+        }
     }
 }
 
@@ -680,9 +688,14 @@ impl Drive {
         let t0 = self.now;
         // A job starts `startdelay` after the run; its ramp time and runtime count from there.
         let measure_start = |w: &Workload| t0.saturating_add(w.startdelay_ns).saturating_add(w.ramp_time_ns);
-        let mut group = RunStats::new(specs.iter().map(measure_start).min().unwrap_or(t0), first.interval_ns);
-        let mut per_spec: Vec<RunStats> =
-            specs.iter().map(|w| RunStats::new(measure_start(w), w.interval_ns)).collect();
+        // a spec's IO log lives in its own statistics (the group's when it is the only spec)
+        let one = specs.len() == 1;
+        let mut group = RunStats::new(specs.iter().map(measure_start).min().unwrap_or(t0), first.interval_ns)
+            .log_ios(one && first.log_ios);
+        let mut per_spec: Vec<RunStats> = specs
+            .iter()
+            .map(|w| RunStats::new(measure_start(w), w.interval_ns).log_ios(!one && w.log_ios))
+            .collect();
         self.begin_power(group.measure_start, first.interval_ns);
         let mut jobs = Vec::new();
         for (s, w) in specs.iter().enumerate() {
@@ -804,7 +817,13 @@ impl Drive {
         if let Some(k) = tracker_of[0].filter(|&k| tracker_of.iter().all(|&o| o == Some(k))) {
             group.steadystate = Some(trackers[k].report().clone());
         }
-        let jobs_stats = if specs.len() > 1 { per_spec } else { vec![group.clone()] };
+        // one spec: its job is the group, and its IO log goes with the job only (a log is the run's size)
+        let jobs_stats = if one {
+            let log = group.io_log.take();
+            vec![RunStats { io_log: log, ..group.clone() }]
+        } else {
+            per_spec
+        };
         let mut res = self.result(group, &before, &busy_before, self.now - t0);
         res.jobs = jobs_stats;
         Ok(res)
@@ -838,7 +857,7 @@ impl Drive {
         let before = self.counters();
         let busy_before = self.ctl.nand.die_busy_ns();
         let t0 = self.now;
-        let mut stats = RunStats::new(t0, opts.interval_ns);
+        let mut stats = RunStats::new(t0, opts.interval_ns).log_ios(opts.log_ios);
         self.begin_power(t0, opts.interval_ns);
         let drain = |d: &mut Drive, stats: &mut RunStats| {
             while let Some(c) = d.poll() {
@@ -873,8 +892,11 @@ impl Drive {
         }
         progress();
         self.end_power(&mut stats);
+        // as a run of one spec: the IO log goes with the job only
+        let log = stats.io_log.take();
+        let job = RunStats { io_log: log, ..stats.clone() };
         let mut res = self.result(stats, &before, &busy_before, self.now - t0);
-        res.jobs = vec![res.stats.clone()];
+        res.jobs = vec![job];
         Ok(res)
     }
 

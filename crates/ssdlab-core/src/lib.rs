@@ -36,7 +36,7 @@ pub use host::{
     SsCriterion, SsMetric, Status, SteadyReport, TraceError, TraceFormat, TraceReader, TraceRecord, Workload,
     WorkloadError, SECTOR_BYTES,
 };
-pub use stats::{Counter, Counters, Latency, RunStats, Series};
+pub use stats::{Counter, Counters, IoLog, Latency, RunStats, Series};
 
 /// The crate version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

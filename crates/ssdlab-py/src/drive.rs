@@ -206,7 +206,7 @@ impl NativeDrive {
     /// requests recorded before one ahead of them in the file. Releases the GIL; `progress`
     /// gets the fraction of the file read.
     #[pyo3(signature = (path, format = "auto", timing = "recorded", speed = 1.0, iodepth = 32, wrap = true,
-                        skip_bad = false, interval_ns = 100_000_000, progress = None))]
+                        skip_bad = false, interval_ns = 100_000_000, progress = None, log_ios = false))]
     #[allow(clippy::too_many_arguments)]
     fn replay(
         slf: &Bound<'_, Self>,
@@ -219,6 +219,7 @@ impl NativeDrive {
         skip_bad: bool,
         interval_ns: u64,
         progress: Option<Py<PyAny>>,
+        log_ios: bool,
     ) -> PyResult<(NativeResult, u64, u64, u64)> {
         let py = slf.py();
         let bad = |field: &str, message: String, value: &str| workload_error(py, &message, field, value);
@@ -265,7 +266,7 @@ impl NativeDrive {
         let mut this = borrow_mut(slf)?;
         let cap = this.drive.capacity_bytes();
         let mut reader = TraceReader::new(input, format, cap, wrap);
-        let opts = ReplayOptions { timing, speed, iodepth, interval_ns };
+        let opts = ReplayOptions { timing, speed, iodepth, interval_ns, log_ios };
         let drive = &mut this.drive;
         let mut skipped = 0u64;
         // requests recorded before one ahead of them in the file (blkparse interleaves its CPUs): each is

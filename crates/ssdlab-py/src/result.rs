@@ -3,9 +3,9 @@
 pub use crate::counters::counters_dict;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use ssdlab_core::stats::RunStats;
-use ssdlab_core::{Counters, Latency, RunResult, SteadyReport, Workload};
+use ssdlab_core::{Counters, IoLog, Latency, Op, RunResult, SteadyReport, Workload};
 use std::sync::Arc;
 
 /// What one `NativeDrive.run` measured.
@@ -41,6 +41,7 @@ pub struct NativeResult {
     jobs: Vec<Py<NativeResult>>,
     /// fio's reporting groups of a run of several: each group's jobs reported as one, by group id.
     groups: Vec<(u32, Py<NativeResult>)>,
+    io_log: Option<IoLog>,
 }
 
 impl NativeResult {
@@ -65,6 +66,7 @@ impl NativeResult {
             steadystate: s.steadystate,
             jobs: Vec::new(),
             groups: Vec::new(),
+            io_log: s.io_log,
         }
     }
 
@@ -118,6 +120,38 @@ impl NativeResult {
     #[getter]
     fn jobs(&self, py: Python<'_>) -> Vec<Py<NativeResult>> {
         self.jobs.iter().map(|j| j.clone_ref(py)).collect()
+    }
+
+    /// The IOs logged (a spec's `log_ios`, a replay's), else None: column name -> little-endian array
+    /// bytes, `submit_ns`, `complete_ns`, `offset` and `len` as u64, `op` as u8 (0 read, 1 write, 2 trim,
+    /// 3 flush), for `numpy.frombuffer`.
+    #[getter]
+    fn io_log<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(log) = &self.io_log else { return Ok(None) };
+        fn le(v: &[u64]) -> Vec<u8> {
+            v.iter().flat_map(|x| x.to_le_bytes()).collect()
+        }
+        let ops: Vec<u8> = log
+            .op
+            .iter()
+            .map(|op| match op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Trim => 2,
+                Op::Flush => 3,
+            })
+            .collect();
+        let d = PyDict::new(py);
+        for (k, v) in [
+            ("submit_ns", &log.submit_ns),
+            ("complete_ns", &log.complete_ns),
+            ("offset", &log.offset),
+            ("len", &log.len),
+        ] {
+            d.set_item(k, PyBytes::new(py, &le(v)))?;
+        }
+        d.set_item("op", PyBytes::new(py, &ops))?;
+        Ok(Some(d))
     }
 
     /// Per-interval series: column name -> one value per interval.

@@ -415,20 +415,13 @@ def _job(
         if f"write_{kind}_log" in control
     }
     if logs:
-        # fio averages a log over log_avg_msec, or logs every IO; here a line is one interval of the series
+        # fio averages a log over log_avg_msec (here: one interval of the job's series), or logs every IO
+        # (here: the job keeps an IO log)
         avg = cast(int, control.get("log_avg_msec", 0))
         if avg:
             kwargs["interval"] = f"{avg}ms"
         else:
-            first = next(merged[f"write_{kind}_log"] for kind in logs)
-            why = (
-                "logged once a bwavgtime window (500 ms), not per IO: the simulation keeps no per-IO "
-                "record; log_avg_msec=N sets the window"
-            )
-            text = first.text or ""
-            ignored.setdefault(
-                (first.key, text, first.where), Ignored(first.key, text, first.where, why, "approximated")
-            )
+            kwargs["log_ios"] = True
     try:
         workload = Workload(**kwargs)  # type: ignore[arg-type]
     except SsdlabError as e:

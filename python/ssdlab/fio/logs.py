@@ -2,14 +2,20 @@
 
 fio writes ``PREFIX_bw.N.log``, ``PREFIX_iops.N.log`` and ``PREFIX_lat.N.log`` / ``_clat`` / ``_slat`` for
 job N (numbered from 1 in job-file order, clones in turn; one ``PREFIX_bw.log`` for all with
-``per_job_logs=0``). With ``log_avg_msec`` each line averages one window::
+``per_job_logs=0``). With ``log_avg_msec`` each line averages one window (here: one interval of the job's
+series, ``log_avg_msec`` wide)::
 
     time (ms, end of the window), value, direction (0 read, 1 write), 0, 0
 
-bandwidth in KiB/s, IOPS per second, latency in ns. Here every line is one interval of the job's series,
-whose width is ``log_avg_msec`` (or fio's ``bwavgtime``, 500 ms, without it: fio would log every IO, and the
-simulation keeps no per-IO record). ``clat`` and ``lat`` are the same here (the twin measures from
-submission to completion), ``slat`` is 0. The same layout is what ``--target`` reads back from real fio.
+bandwidth in KiB/s, IOPS per second, latency in ns. Without it fio logs every IO, and so does the twin (the
+job keeps an IO log, :attr:`ssdlab.Workload.log_ios`)::
+
+    time (ms since the job started, at completion), value, direction (2 trim), block size, 0
+
+the value being the IO's latency (ns), its bandwidth (bytes x 10^6 / latency in ns, as fio computes it) or
+1 (IOPS). ``clat`` and ``lat`` are the same here (the twin measures from submission to completion);
+``slat`` is 0 a window, and empty per IO (no submission-latency samples, as fio's JSON ``slat_ns`` has
+none). The same layout is what ``--target`` reads back from real fio.
 
 Examples
 --------
@@ -30,9 +36,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ssdlab.fio.jobfile import FioJob
 from ssdlab.fio.runner import FioRun
-from ssdlab.result import Series
+from ssdlab.result import IoLog, Series
 
 __all__ = ["write_logs"]
 
@@ -65,6 +73,19 @@ def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, 
     return out
 
 
+def _io_lines(log: IoLog, start_ns: int, kind: str, suffix: str) -> list[str]:
+    """One line per read, write or trim of ``log`` (fio logs no flush), as fio logs every IO."""
+    keep = log.op < 3
+    if suffix == "slat" or not keep.any():
+        return []
+    lat = log.latency_ns[keep]
+    size = log.len[keep]
+    value = {"lat": lat, "bw": size * 1_000_000 // np.maximum(lat, 1), "iops": np.ones_like(lat)}[kind]
+    ms = (log.complete_ns[keep] - np.uint64(start_ns)) // 1_000_000
+    rows = np.column_stack([ms, value, log.op[keep].astype(np.uint64), size])
+    return [f"{t}, {v}, {d}, {b}, 0" for t, v, d, b in rows.tolist()]
+
+
 def write_logs(run: FioRun, folder: Path) -> list[Path]:
     """Write the logs ``run``'s jobs asked for into ``folder``; the paths written, in order."""
     # fio numbers jobs from 1 in file order, each clone its own number
@@ -72,15 +93,19 @@ def write_logs(run: FioRun, folder: Path) -> list[Path]:
     number = {key: i + 1 for i, key in enumerate(order)}
     seen: dict[int, int] = {}
     files: dict[Path, list[str]] = {}
-    for job, result in run.clones:
+    for (job, result), start_ns in zip(run.clones, run.clone_start_ns, strict=True):
         clone = seen.get(id(job), 0)
         seen[id(job)] = clone + 1
+        io_log = result.io_log if job.workload.log_ios else None
         for kind, prefix in job.logs.items():
             suffixes, columns, scale = _KINDS[kind]
             for suffix in suffixes:
                 tail = f".{number[(id(job), clone)]}" if job.per_job_logs else ""
                 path = folder / f"{prefix}_{suffix}{tail}.log"
-                lines = _lines(result.series, job, columns, scale, zero=suffix == "slat")
+                if io_log is not None:
+                    lines = _io_lines(io_log, start_ns, kind, suffix)
+                else:
+                    lines = _lines(result.series, job, columns, scale, zero=suffix == "slat")
                 files.setdefault(path, []).extend(lines)
     for path, lines in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)

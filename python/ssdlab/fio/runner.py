@@ -50,6 +50,9 @@ class FioRun:
     counters: dict[str, float]
     #: Every job clone with what it measured, in the order they ran.
     clones: list[tuple[FioJob, JobResult]] = field(default_factory=list)
+    #: When each clone's phase started (simulated ns, in the order of ``clones``): fio's log times count
+    #: from it.
+    clone_start_ns: list[int] = field(default_factory=list)
     #: Wall-clock start, seconds since the epoch (fio's ``timestamp``).
     started: float = field(default_factory=time.time)
 
@@ -125,6 +128,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
     entries: list[FioEntry] = []
     results: list[Result] = []
     clones: list[tuple[FioJob, JobResult]] = []
+    clone_start_ns: list[int] = []
     cancelled = False  # by an exitall job with exit_what=all in an earlier phase
     for n, jobs in enumerate(phases):
         specs: list[Workload] = []
@@ -135,6 +139,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
                 specs.append(replace(job.workload, group=job.groupid))
                 owners.append(job)
         step = None if progress is None else (lambda f, n=n: progress((n + f) / len(phases)))
+        start_ns = drive.now_ns
         if cancelled:
             res = Result(_NotRun(len(specs)), drive.name, specs)  # type: ignore[arg-type]
         else:
@@ -142,6 +147,7 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
             cancelled = any(w.exitall and w.exit_what == "all" for w in specs)
         results.append(res)
         clones.extend(zip(owners, res.jobs, strict=True))
+        clone_start_ns.extend([start_ns] * len(owners))
         groups = res.groups  # several reporting groups at once: each group's jobs as one
         for gid in dict.fromkeys(job.groupid for job in jobs):
             members = [(job, jr) for job, jr in zip(owners, res.jobs, strict=True) if job.groupid == gid]
@@ -161,5 +167,6 @@ def run_jobfile(drive: Drive, jobfile: JobFile, progress: Callable[[float], None
         results=results,
         counters=counter_delta(before, drive.counters()),
         clones=clones,
+        clone_start_ns=clone_start_ns,
         started=started,
     )

@@ -267,6 +267,9 @@ pub struct Workload {
     /// fio's reporting group (`new_group`): the jobs `exit_what = group` stops together, and that a caller
     /// may report as one ([`crate::stats::RunStats::absorb`]).
     pub group: u32,
+    /// Keep a row for every measured IO of this spec ([`crate::IoLog`], in its result): fio's per-IO
+    /// `write_lat_log`.
+    pub log_ios: bool,
 }
 
 /// fio's `exit_what`: the jobs a finishing `exitall` job stops.
@@ -362,6 +365,7 @@ impl Default for Workload {
             exitall: false,
             exit_what: ExitWhat::Group,
             group: 0,
+            log_ios: false,
         }
     }
 }
@@ -614,6 +618,7 @@ impl Workload {
         "exitall",
         "exit_what",
         "group",
+        "log_ios",
     ];
 
     /// Set one field by name from a loosely typed value (a binding's dict, a job file): the one place that
@@ -666,15 +671,18 @@ impl Workload {
                     return Err(WorkloadError::new(key, &format!("must be one of {}", Rw::NAMES), other))
                 }
             },
-            "time_based" | "sync" | "steadystate_group" | "exitall" | "randommap" | "verify" => match value {
-                FieldValue::Bool(b) if key == "sync" => self.sync = b,
-                FieldValue::Bool(b) if key == "randommap" => self.randommap = b,
-                FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
-                FieldValue::Bool(b) if key == "exitall" => self.exitall = b,
-                FieldValue::Bool(b) if key == "verify" => self.verify = b,
-                FieldValue::Bool(b) => self.time_based = b,
-                other => return Err(WorkloadError::new(key, "must be true or false", other)),
-            },
+            "time_based" | "sync" | "steadystate_group" | "exitall" | "randommap" | "verify" | "log_ios" => {
+                match value {
+                    FieldValue::Bool(b) if key == "sync" => self.sync = b,
+                    FieldValue::Bool(b) if key == "log_ios" => self.log_ios = b,
+                    FieldValue::Bool(b) if key == "randommap" => self.randommap = b,
+                    FieldValue::Bool(b) if key == "steadystate_group" => self.steadystate_group = b,
+                    FieldValue::Bool(b) if key == "exitall" => self.exitall = b,
+                    FieldValue::Bool(b) if key == "verify" => self.verify = b,
+                    FieldValue::Bool(b) => self.time_based = b,
+                    other => return Err(WorkloadError::new(key, "must be true or false", other)),
+                }
+            }
             "bssplit" | "bsrange" | "bssplit_write" | "bsrange_write" | "random_distribution" => {
                 let FieldValue::Str(text) = value else {
                     return Err(WorkloadError::new(

@@ -2,10 +2,12 @@
 //! (one registry, [`counters`]).
 
 pub mod counters;
+mod io_log;
 mod series;
 
 pub use counters::{Counter, CounterDef, Counters, Kind, Unit, UnknownCounter, COUNTERS};
 pub(crate) use counters::{DriveState, HostTotals};
+pub use io_log::IoLog;
 pub use series::Series;
 
 use crate::engine::Ns;
@@ -103,6 +105,8 @@ pub struct RunStats {
     pub max_power_w: f64,
     /// What fio's steady-state check found (jobs with `steadystate_duration_ns` only).
     pub steadystate: Option<SteadyReport>,
+    /// Every measured IO, when asked for ([`RunStats::log_ios`]).
+    pub io_log: Option<IoLog>,
 }
 
 impl RunStats {
@@ -122,7 +126,14 @@ impl RunStats {
             series: Series::new(interval_ns),
             max_power_w: 0.0,
             steadystate: None,
+            io_log: None,
         }
+    }
+
+    /// Keep a row for every IO recorded from now on ([`RunStats::io_log`]).
+    pub fn log_ios(mut self, on: bool) -> Self {
+        self.io_log = on.then(IoLog::default);
+        self
     }
 
     /// Count one measured command (reads and writes in their histograms and the whole's, trims in their own;
@@ -150,6 +161,9 @@ impl RunStats {
         };
         self.series.record(c.complete_ns - self.measure_start, rb, wb, lat);
         self.end = self.end.max(c.complete_ns);
+        if let Some(log) = &mut self.io_log {
+            log.push(c);
+        }
     }
 
     /// Put the run's power samples into its series ([`Series::set_power`]) and keep their summary.
@@ -161,8 +175,10 @@ impl RunStats {
     /// Take in `other`, a job of the same run: one report for both, as fio's `group_reporting` gives a
     /// group of jobs. Counts and latency distributions add up; the time runs from the earlier start to the
     /// later last completion; the series' intervals add up (the drive's power and temperature, which each
-    /// job's series carries, are kept once).
+    /// job's series carries, are kept once). IO logs are not merged: the result has none.
     pub fn absorb(&mut self, other: &RunStats) {
+        // IO logs stay with their jobs: one for the group would have to interleave them by time
+        self.io_log = None;
         let shift = other.measure_start.saturating_sub(self.measure_start);
         if other.measure_start < self.measure_start {
             // keep the earlier start: this series moves later by the difference
