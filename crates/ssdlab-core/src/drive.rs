@@ -817,13 +817,7 @@ impl Drive {
         if let Some(k) = tracker_of[0].filter(|&k| tracker_of.iter().all(|&o| o == Some(k))) {
             group.steadystate = Some(trackers[k].report().clone());
         }
-        // one spec: its job is the group, and its IO log goes with the job only (a log is the run's size)
-        let jobs_stats = if one {
-            let log = group.io_log.take();
-            vec![RunStats { io_log: log, ..group.clone() }]
-        } else {
-            per_spec
-        };
+        let jobs_stats = if one { vec![group.split_job()] } else { per_spec };
         let mut res = self.result(group, &before, &busy_before, self.now - t0);
         res.jobs = jobs_stats;
         Ok(res)
@@ -892,9 +886,7 @@ impl Drive {
         }
         progress();
         self.end_power(&mut stats);
-        // as a run of one spec: the IO log goes with the job only
-        let log = stats.io_log.take();
-        let job = RunStats { io_log: log, ..stats.clone() };
+        let job = stats.split_job();
         let mut res = self.result(stats, &before, &busy_before, self.now - t0);
         res.jobs = vec![job];
         Ok(res)

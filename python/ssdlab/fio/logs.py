@@ -96,14 +96,15 @@ def write_logs(run: FioRun, folder: Path) -> list[Path]:
     for (job, result), start_ns in zip(run.clones, run.clone_start_ns, strict=True):
         clone = seen.get(id(job), 0)
         seen[id(job)] = clone + 1
-        io_log = result.io_log if job.workload.log_ios else None
+        per_io = job.workload.log_ios
+        io_log = result.io_log if per_io else None  # None for a job that never started (exitall)
         for kind, prefix in job.logs.items():
             suffixes, columns, scale = _KINDS[kind]
             for suffix in suffixes:
                 tail = f".{number[(id(job), clone)]}" if job.per_job_logs else ""
                 path = folder / f"{prefix}_{suffix}{tail}.log"
-                if io_log is not None:
-                    lines = _io_lines(io_log, start_ns, kind, suffix)
+                if per_io:
+                    lines = [] if io_log is None else _io_lines(io_log, start_ns, kind, suffix)
                 else:
                     lines = _lines(result.series, job, columns, scale, zero=suffix == "slat")
                 files.setdefault(path, []).extend(lines)

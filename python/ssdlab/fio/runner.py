@@ -74,6 +74,7 @@ class _NotRun:
     elapsed_ns = read_ios = read_bytes = write_ios = write_bytes = trim_ios = trim_bytes = 0
     max_power_w = 0.0
     steadystate = None
+    io_log = None
 
     def __init__(self, jobs: int = 0) -> None:
         self.jobs = [_NotRun() for _ in range(jobs)]

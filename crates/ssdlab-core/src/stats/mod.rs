@@ -136,6 +136,13 @@ impl RunStats {
         self
     }
 
+    /// These statistics as the one job of their run (a run of one spec, a replay), the IO log moved to
+    /// it: a log is the size of the run, so it is kept once, with the job.
+    pub fn split_job(&mut self) -> RunStats {
+        let io_log = self.io_log.take();
+        RunStats { io_log, ..self.clone() }
+    }
+
     /// Count one measured command (reads and writes in their histograms and the whole's, trims in their own;
     /// flushes only in their totals).
     pub fn record(&mut self, c: &Completion) {
