@@ -588,6 +588,27 @@ def test_per_io_logs_are_written_as_real_fio_writes_them(tmp_path: Path) -> None
     assert times == sorted(times)  # completion order, ms since the job started
 
 
+@pytest.mark.parametrize("avg", [[], ["--log_avg_msec=500"]])
+def test_log_offset_adds_each_ios_offset_as_real_fio_does(tmp_path: Path, avg: list[str]) -> None:
+    """``log_offset=1``: ``time, value, ddir, bs, offset, 0`` per IO; averaged lines give bs and offset 0."""
+    job = ["--name=w", "--rw=randwrite", "--bs=8k", "--size=64m", "--write_lat_log=o", "--log_offset=1"]
+    timing = ["--runtime=1", "--time_based"] if avg else ["--number_ios=50"]
+    for side in ("fio", "twin"):
+        (tmp_path / side).mkdir()
+    real_fio("--ioengine=null", *job, *avg, *timing, "--output-format=json", cwd=tmp_path / "fio")
+    done = ssdlab_cli("fio", *SMALL, "--", *job, *avg, *timing, cwd=tmp_path / "twin")
+    assert done.returncode == 0, done.stderr
+    for side in ("fio", "twin"):
+        lines = (tmp_path / side / "o_lat.1.log").read_text().splitlines()
+        cells = [[int(c) for c in line.split(",")] for line in lines]
+        assert cells and all(len(c) == 6 and c[2] == 1 and c[5] == 0 for c in cells), side
+        if avg:
+            assert all(c[3:5] == [0, 0] for c in cells), side
+        else:
+            assert all(c[3] == 8192 and c[4] % 8192 == 0 and c[4] < 64 << 20 for c in cells), side
+            assert len({c[4] for c in cells}) > 1, side  # each IO's own offset
+
+
 def test_section_runs_only_the_job_sections_named_as_fio_does(tmp_path: Path) -> None:
     (tmp_path / "levels.fio").write_text(
         "[global]\nrw=randread\nsize=64m\nruntime=1\ntime_based\n"

@@ -152,6 +152,8 @@ class FioJob:
     logs: dict[str, str] = field(default_factory=dict)
     #: One file per job clone (fio's ``per_job_logs``).
     per_job_logs: bool = True
+    #: Each log line gives the IO's offset (fio's ``log_offset``).
+    log_offset: bool = False
     #: Jobs with the same phase run at once; phases run one after another.
     phase: int = 0
     #: fio's reporting group.
@@ -449,6 +451,7 @@ def _job(
         sources={name: f"{s.where}: {s.key}" for name, s in field_where.items()},
         logs=logs,
         per_job_logs=bool(control.get("per_job_logs", True)),
+        log_offset=bool(control.get("log_offset", False)),
     )
 
 

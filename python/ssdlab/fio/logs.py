@@ -13,9 +13,10 @@ job keeps an IO log, :attr:`ssdlab.Workload.log_ios`)::
     time (ms since the job started, at completion), value, direction (2 trim), block size, 0
 
 the value being the IO's latency (ns), its bandwidth (bytes x 10^6 / latency in ns, as fio computes it) or
-1 (IOPS). ``clat`` and ``lat`` are the same here (the twin measures from submission to completion);
-``slat`` is 0 a window, and empty per IO (no submission-latency samples, as fio's JSON ``slat_ns`` has
-none). The same layout is what ``--target`` reads back from real fio.
+1 (IOPS). With ``log_offset=1`` a line has the IO's offset before the last field (0 in averaged lines).
+``clat`` and ``lat`` are the same here (the twin measures from submission to completion); ``slat`` is 0 a
+window, and empty per IO (no submission-latency samples, as fio's JSON ``slat_ns`` has none). The same
+layout is what ``--target`` reads back from real fio.
 
 Examples
 --------
@@ -61,6 +62,7 @@ def _directions(job: FioJob) -> tuple[int, ...]:
 
 
 def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, zero: bool) -> list[str]:
+    tail = "0, 0, 0" if job.log_offset else "0, 0"  # block size, [offset,] priority: none for a window
     out = []
     ends = [float(t) for t in series.time_s]
     widths = [t - (ends[i - 1] if i else 0.0) for i, t in enumerate(ends)]
@@ -69,12 +71,13 @@ def _lines(series: Series, job: FioJob, columns: tuple[str, str], scale: float, 
             continue
         for d in _directions(job):
             value = 0 if zero else round(float(getattr(series, columns[d])[i]) * scale)
-            out.append(f"{round(t * 1000)}, {value}, {d}, 0, 0")
+            out.append(f"{round(t * 1000)}, {value}, {d}, {tail}")
     return out
 
 
-def _io_lines(log: IoLog, start_ns: int, kind: str, suffix: str) -> list[str]:
-    """One line per read, write or trim of ``log`` (fio logs no flush), as fio logs every IO."""
+def _io_lines(log: IoLog, start_ns: int, kind: str, suffix: str, offsets: bool) -> list[str]:
+    """One line per read, write or trim of ``log`` (fio logs no flush), as fio logs every IO; with
+    ``offsets`` (fio's ``log_offset``) each gives the IO's offset."""
     keep = log.op < 3
     if suffix == "slat" or not keep.any():
         return []
@@ -82,8 +85,10 @@ def _io_lines(log: IoLog, start_ns: int, kind: str, suffix: str) -> list[str]:
     size = log.len[keep]
     value = {"lat": lat, "bw": size * 1_000_000 // np.maximum(lat, 1), "iops": np.ones_like(lat)}[kind]
     ms = (log.complete_ns[keep] - np.uint64(start_ns)) // 1_000_000
-    rows = np.column_stack([ms, value, log.op[keep].astype(np.uint64), size])
-    return [f"{t}, {v}, {d}, {b}, 0" for t, v, d, b in rows.tolist()]
+    rows = np.column_stack([ms, value, log.op[keep].astype(np.uint64), size, log.offset[keep]])
+    if offsets:
+        return [f"{t}, {v}, {d}, {b}, {o}, 0" for t, v, d, b, o in rows.tolist()]
+    return [f"{t}, {v}, {d}, {b}, 0" for t, v, d, b, _ in rows.tolist()]
 
 
 def write_logs(run: FioRun, folder: Path) -> list[Path]:
@@ -103,8 +108,10 @@ def write_logs(run: FioRun, folder: Path) -> list[Path]:
             for suffix in suffixes:
                 tail = f".{number[(id(job), clone)]}" if job.per_job_logs else ""
                 path = folder / f"{prefix}_{suffix}{tail}.log"
-                if per_io:
-                    lines = [] if io_log is None else _io_lines(io_log, start_ns, kind, suffix)
+                if io_log is not None:
+                    lines = _io_lines(io_log, start_ns, kind, suffix, job.log_offset)
+                elif per_io:  # a job an exitall stopped before it started: nothing to log
+                    lines = []
                 else:
                     lines = _lines(result.series, job, columns, scale, zero=suffix == "slat")
                 files.setdefault(path, []).extend(lines)

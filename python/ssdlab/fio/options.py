@@ -457,6 +457,7 @@ _TABLE: tuple[Option, ...] = (
     _job("write_lat_log", _prefix, "file prefix (bare: the job's name): PREFIX_{lat,clat,slat}.N.log"),
     _job("log_avg_msec", _int(0, 10**9), "milliseconds each log line averages (0: per IO in fio)"),
     _job("per_job_logs", bool_option, "flag: a log file per job (PREFIX_bw.N.log), else one"),
+    _job("log_offset", bool_option, "flag: each log line gives the IO's offset (0 in averaged lines)"),
     # Accepted; nothing in the simulation for them to change.
     _noted("ioengine", f"simulated: {_SIM}"),
     _noted("filename", _SIM),
