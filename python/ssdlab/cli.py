@@ -75,7 +75,7 @@ from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
 from ssdlab.suites._common import scaled
-from ssdlab.target import Target
+from ssdlab.target import IO_LOG_REFUSED, Target
 from ssdlab.workload import RW_NAMES, Workload
 
 # ssdlab.report (matplotlib, about 0.5 s) is imported in the commands that write a report, not here: the
@@ -567,9 +567,7 @@ def workload(
     )
     if io_log is not None:
         if target is not None:
-            raise workload_error(
-                "--io-log", "a real target's IOs are fio's to log: run fio with write_lat_log", str(io_log)
-            )
+            raise workload_error("--io-log", IO_LOG_REFUSED, str(io_log))  # before the target is made
         output_file(io_log, "--io-log")  # before the run: it may take minutes
     drive = open_drive_or_target(
         preset, drive_file, set_, scale_capacity_gb, target, target_size, destroy_data, keep
@@ -585,7 +583,7 @@ def workload(
             drive.close()
     if io_log is not None and res.io_log is not None:
         _wrote(stderr, res.io_log.write(io_log))
-    _warn_if_unmapped(res)
+    _warn_if_unmapped(res.counters)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
@@ -661,7 +659,7 @@ def replay(
             "before one ahead in the file; each went in at its turn (file order), not at its earlier time",
             markup=False,
         )
-    _warn_if_unmapped(res)
+    _warn_if_unmapped(res.counters)
     if json_:
         print(json.dumps({**res.to_dict(), "config_toml": drive.config_toml()}, indent=2))
         return
@@ -811,26 +809,25 @@ def _calibration_tables(out: cal.Outcome) -> list[Table]:
 _PREFILL_FIX = "write the region first (--prefill)"
 
 
-def _warn_if_unmapped(res: Result | Mapping[str, float], fix: str = _PREFILL_FIX) -> None:
+def _warn_if_unmapped(counters: Mapping[str, float], fix: str = _PREFILL_FIX) -> None:
     """Print :func:`unmapped_read_warning` on stderr, if it has one (``workload``, ``replay``, ``fio``)."""
-    warning = unmapped_read_warning(res, fix)
+    warning = unmapped_read_warning(counters, fix)
     if warning:
         stderr.print(f"warning: {warning}", markup=False, soft_wrap=True)
 
 
-def unmapped_read_warning(res: Result | Mapping[str, float], fix: str = _PREFILL_FIX) -> str | None:
-    """A warning when most reads of a run (its result or its counters) found no data: they cost no NAND
-    read, so they measure nothing. ``fix`` says how to avoid it with the command at hand.
+def unmapped_read_warning(counters: Mapping[str, float], fix: str = _PREFILL_FIX) -> str | None:
+    """A warning when most reads of a run (its ``counters``) found no data: they cost no NAND read, so they
+    measure nothing. ``fix`` says how to avoid it with the command at hand.
 
     Examples
     --------
     >>> import ssdlab
     >>> drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 4})
     >>> res = drive.run(ssdlab.Workload(rw="randread", runtime="10ms"))
-    >>> unmapped_read_warning(res).startswith("100% of the reads")
+    >>> unmapped_read_warning(res.counters).startswith("100% of the reads")
     True
     """
-    counters = res.counters if isinstance(res, Result) else res
     # both counted over the whole run, in the 4 KiB pages the reads touched (bytes / 4 KiB undercounts
     # unaligned reads: a 3 KiB read can touch two pages, and the share came out above 100%)
     pages = counters.get("host_read_pages", 0.0)

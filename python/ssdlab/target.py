@@ -113,6 +113,9 @@ _FIO_STEADYSTATE = (
     ("steadystate_check_interval_ns", "steadystate_check_interval"),  # fio >= 3.35
 )
 _NATIVE_DEFAULTS = Workload().to_native()
+#: Why a real target has no IO log (``Workload.log_ios``, ``--io-log``): fio's per-IO logs give completion
+#: times to the millisecond and no submit times.
+IO_LOG_REFUSED = "a real target's IOs are fio's to log: run fio with write_lat_log"
 
 
 def fio_args(
@@ -561,10 +564,7 @@ class Target:
                 )
         if any(w.log_ios for w in specs):
             raise workload_error(
-                "log_ios",
-                "a real target's IOs are fio's to log: run fio with write_lat_log (ssdlab fio writes the "
-                "same per-IO log for the twin)",
-                True,
+                "log_ios", f"{IO_LOG_REFUSED} (ssdlab fio writes the same per-IO log for the twin)", True
             )
         if len(specs) > 1 and any(w.steadystate_group for w in specs):
             # fio's group_reporting would merge every spec of the run into one job entry
