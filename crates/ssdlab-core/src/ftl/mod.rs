@@ -183,6 +183,23 @@ pub struct Ftl {
     /// checks) prove that every LPN reads back what was last written to it.
     payload: Option<Vec<u64>>,
     counters: FtlCounters,
+    relocation_scratch: RelocationScratch,
+}
+
+/// Buffers GC and folding reuse from one step to the next (simulator speed only: no allocation per step).
+/// Nothing in them outlives a step, so a clone starts empty.
+#[derive(Debug, Default)]
+struct RelocationScratch {
+    /// A victim's entries as its reverse map lists them, while `start_job` checks which are still mapped.
+    written: Vec<(u32, Lpn, u32)>,
+    /// The entries one step moves.
+    live: Vec<(Lpn, u32)>,
+}
+
+impl Clone for RelocationScratch {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl Ftl {
@@ -204,6 +221,7 @@ impl Ftl {
             }),
             payload: None,
             counters,
+            relocation_scratch: RelocationScratch::default(),
             geo,
         }
     }

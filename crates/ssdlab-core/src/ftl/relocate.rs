@@ -163,7 +163,8 @@ impl Ftl {
         self.pool.start_collecting(victim);
         let reverse = self.map.take_reverse(victim);
         let valid = self.pool.block(victim).valid;
-        let mut written = Vec::new();
+        let mut written = std::mem::take(&mut self.relocation_scratch.written);
+        written.clear();
         reverse.for_each(|off, lpn, k| written.push((off, lpn, k)));
         // The victim's LPNs are scattered over the map: each check would wait on the host's memory, so
         // entries a few places ahead are fetched while this one is checked (simulator speed only).
@@ -176,6 +177,7 @@ impl Ftl {
                 entries.push((off, lpn, k));
             }
         }
+        self.relocation_scratch.written = written;
         GcJob::new(victim, entries, valid, &self.geo)
     }
 
@@ -188,10 +190,12 @@ impl Ftl {
         let on_chip = mode == CellMode::Slc && self.slc.folds_on_chip();
         let source = if on_chip { Source::OnChip } else { Source::Gc };
         // This step's share: whole page indexes, entries overwritten since the job started left out.
-        let mut live = Vec::new();
+        let all_live = job.all_live(self.pool.block(victim).valid);
+        let mut live = std::mem::take(&mut self.relocation_scratch.live);
+        live.clear();
         let mut budget = 0u64;
         while budget < quota {
-            let Some((page, slots)) = job.take_page(&self.geo, &self.map, &mut live) else { break };
+            let Some((page, slots)) = job.take_page(&self.geo, &self.map, all_live, &mut live) else { break };
             if slots > 0 {
                 ops.push(FlashOp::Read {
                     block: victim,
@@ -206,10 +210,11 @@ impl Ftl {
         }
         // Reads first, then the programs they feed: the die senses the pages back to back.
         let mut moved = 0u64;
-        for (lpn, k) in live {
+        for &(lpn, k) in &live {
             self.gc_write(die, lpn, k, source, ops);
             moved += u64::from(k);
         }
+        self.relocation_scratch.live = live;
         match mode {
             CellMode::Slc => self.counters.folded_slots += moved,
             CellMode::Native => self.counters.gc_slots_moved += moved,

@@ -158,6 +158,9 @@ pub(super) struct GcJob {
     victim: u32,
     entries: Vec<(u32, Lpn, u32)>,
     next: usize,
+    /// Slots of `entries[next..]`. While the victim's valid count equals it, the host has overwritten
+    /// none of them since the job started, so they need no look-up in the map.
+    remaining: u64,
     /// Slots to move per host slot written, so the victim is free before the pool runs dry.
     pace: f64,
 }
@@ -165,9 +168,11 @@ pub(super) struct GcJob {
 impl GcJob {
     /// A job for `victim`, whose entries still valid are `entries` and which holds `valid` slots.
     pub(super) fn new(victim: u32, entries: Vec<(u32, Lpn, u32)>, valid: u32, geo: &Geometry) -> Self {
+        let remaining = entries.iter().map(|&(_, _, k)| u64::from(k)).sum();
+        debug_assert_eq!(remaining, u64::from(valid), "the entries still mapped are the block's valid slots");
         let valid = f64::from(valid);
         let gain = (f64::from(geo.slots_per_block()) - valid).max(1.0);
-        GcJob { victim, entries, next: 0, pace: valid / gain }
+        GcJob { victim, entries, next: 0, remaining, pace: valid / gain }
     }
 
     pub(super) fn victim(&self) -> u32 {
@@ -182,25 +187,37 @@ impl GcJob {
         self.next >= self.entries.len()
     }
 
+    /// Whether every entry left is still valid: the victim (whose valid slots are `victim_valid`) has
+    /// lost none to the host since the job started. Moving entries lowers both counts alike.
+    pub(super) fn all_live(&self, victim_valid: u32) -> bool {
+        u64::from(victim_valid) == self.remaining
+    }
+
     /// The next page index of the victim with entries left: appends those still mapped there to `live`
     /// as (LPN, slots) and returns (page, slots still valid on it); None when every entry has been taken.
+    /// With `all_live` (see [`GcJob::all_live`]) the map is not consulted.
     pub(super) fn take_page(
         &mut self,
         geo: &Geometry,
         map: &MapTable,
+        all_live: bool,
         live: &mut Vec<(Lpn, u32)>,
     ) -> Option<(u32, u32)> {
         let page = geo.page_of(self.entries.get(self.next)?.0);
         let mut slots = 0;
         while self.next < self.entries.len() && geo.page_of(self.entries[self.next].0) == page {
             let (off, lpn, k) = self.entries[self.next];
+            // Moving the entry reads its map line anyway: fetch a few ahead either way.
             if let Some(&(_, ahead, _)) = self.entries.get(self.next + MAP_PREFETCH_AHEAD) {
                 map.prefetch(ahead);
             }
-            if map.maps_to(lpn, geo.ppn(self.victim, off)) {
+            let valid = all_live || map.maps_to(lpn, geo.ppn(self.victim, off));
+            debug_assert!(valid == map.maps_to(lpn, geo.ppn(self.victim, off)));
+            if valid {
                 live.push((lpn, k));
                 slots += k;
             }
+            self.remaining -= u64::from(k);
             self.next += 1;
         }
         Some((page, slots))
