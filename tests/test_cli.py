@@ -44,6 +44,22 @@ def test_help_prints_bracketed_text_as_written() -> None:
     assert "[default: 120]" in text and "[default: 2]" in text
 
 
+def test_no_help_shows_docstring_markup() -> None:
+    """Every command's help is plain text: no reStructuredText (``--json``, :func:`...`) from the docstrings
+    the help is made of."""
+    from typer.testing import CliRunner
+
+    top = CliRunner().invoke(cli.app, ["--help"], env={"COLUMNS": "200"})
+    assert top.exit_code == 0, top.output
+    commands = [line.split()[0] for line in top.output.split("Commands:")[1].splitlines() if line.strip()]
+    assert {"run", "validate", "nvme", "presets"} <= {*commands}
+    for command in commands:
+        out = CliRunner().invoke(cli.app, [command, "--help"], env={"COLUMNS": "200"})
+        assert out.exit_code == 0, (command, out.output)
+        for markup in ("``", ":func:", ":class:", ":mod:"):
+            assert markup not in out.output, f"ssdlab {command} --help shows {markup}"
+
+
 def test_show_round_trips_through_drive(tmp_path: Path) -> None:
     shown = ssdlab_cli("show", "bg4-1tb", "--set", "nand.tR_us=61.5", *SMALL)
     assert shown.returncode == 0, shown.stderr

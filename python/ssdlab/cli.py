@@ -167,7 +167,7 @@ app.add_typer(nvme_app, name="nvme")
 
 @app.command()
 def presets(json_: JsonOpt = False) -> None:
-    """List the built-in drive presets (``--json``: a list of ``{"name", "description"}``)."""
+    """List the built-in drive presets (--json: a list of {"name", "description"})."""
     rows = [
         {"name": name, "description": str(tomllib.loads(read_preset(name)).get("description", ""))}
         for name in list_presets()
