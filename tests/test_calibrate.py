@@ -369,6 +369,67 @@ def test_the_local_clusters_workers_keep_their_own_error_logs_off_the_terminal(
     assert "heartbeat" not in capfd.readouterr().err
 
 
+def figures_file(path: Path, tables: dict[str, Any]) -> Path:
+    """``tables`` written as a figures file of your own (TOML in the reference layout) at ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for table, body in tables.items():
+        lines.append(f"[{table}]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in body.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_command_fits_fill_figures_of_your_own_given_in_a_file(tmp_path: Path) -> None:
+    """``--reference FILE``: a fill curve measured elsewhere (here the drive's own at 250 us) is fitted as
+    FILESTEM.fill.curve; without the file the command cannot find that figure and says where to give it."""
+    drive, tables = synthetic_drive(tmp_path, capacity_gb=16)
+    figures = figures_file(tmp_path / "measured" / "synthetic.toml", tables)
+    args = ["calibrate", str(drive), "--budget", "3", "--workers", "1", "--study", str(tmp_path / "s.sqlite")]
+    out = ssdlab_cli(*args, "--reference", str(figures), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["figures"] == ["synthetic.fill.curve"] and doc["trials"] == 3
+    assert doc["errors_before"]["synthetic.fill.curve"]["error_pct"] > 0, "180 us is not the curve's 250"
+
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert "error: calibration.figures: is not a published figure" in out.stderr
+    assert "--reference" in out.stderr and "(got synthetic.fill.curve)" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "figure", "tables", "message"),
+    [
+        (
+            "mine",
+            "mine.spec.seq_write_MBps",
+            {"spec": {"seq_write_MBps": 1000}},
+            "calibrate measures a built-in",
+        ),
+        (
+            "bg4-128gb",
+            "bg4-128gb.fill.fill_avg_MBps",
+            {"fill": {"fill_avg_MBps": 215}},
+            "would stand for the built-in",
+        ),
+        ("empty", "empty.fill.curve", {}, "holds no table of figures"),
+    ],
+)
+def test_a_figures_file_that_cannot_be_fitted_is_refused_by_name(
+    tmp_path: Path, name: str, figure: str, tables: dict[str, Any], message: str
+) -> None:
+    drive, _ = synthetic_drive(tmp_path, capacity_gb=16)
+    drive.write_text(drive.read_text().replace("synthetic.fill.curve", figure))
+    figures = figures_file(tmp_path / "measured" / f"{name}.toml", tables)
+    out = ssdlab_cli("calibrate", str(drive), "--reference", str(figures), "--budget", "1")
+    assert out.returncode == 2, out.stdout
+    assert message in out.stderr and "Traceback" not in out.stderr
+    missing = ssdlab_cli("calibrate", str(drive), "--reference", str(tmp_path / "nowhere.toml"))
+    assert missing.returncode == 2
+    assert "nowhere.toml: cannot read the figures file" in missing.stderr
+
+
 def test_write_puts_the_fit_and_its_provenance_into_a_copy_that_still_resolves(tmp_path: Path) -> None:
     copy = tmp_path / "bg4-128gb.toml"
     shutil.copy(Path(str(preset_path("bg4-128gb"))), copy)

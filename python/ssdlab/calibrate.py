@@ -11,7 +11,10 @@ table; the engine never reads it)::
 
 A figure is ``DRIVE.TABLE.KEY`` of the reference data (:mod:`ssdlab.reference`): a whole-drive fill figure,
 or any number of a built-in preset's tables that ``ssdlab validate`` measures (CrystalDiskMark, spec sheet,
-AnandTech, power, ...), by the same method. Every figure is measured on the drive being fitted.
+AnandTech, power, ...), by the same method. Every figure is measured on the drive being fitted. Fill figures
+of your own (say, of a real drive measured with ``ssdlab run --suite fill --target DEVICE``) come from a
+TOML file in the reference layout, named by the file's stem (:func:`published_with`, ``ssdlab calibrate
+--reference FILE``).
 
 How a fit runs
 --------------
@@ -249,7 +252,7 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
             raise config_error(
                 where,
                 "is not a published figure DRIVE.TABLE.KEY (or DRIVE.TABLE.KEY[PART], as `ssdlab validate` "
-                "names it) of the reference data",
+                "names it) of the reference data, nor of a file of your own given with --reference",
                 name,
             )
         if not measurable(name):
@@ -263,6 +266,51 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
             raise config_error(where, "is a statement, not a number or a range: a fit needs a number", name)
         values[name] = value
     return Plan(preset, toml, free, figures, holdout, values, files)
+
+
+def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, Any] | None]]:
+    """Figures of your own for :func:`load_plan`: the TOML file ``path`` in the reference data's layout,
+    named by its stem. Returns that name and a ``published`` lookup that gives the file's tables for it and
+    the package's reference data for every other drive.
+
+    Only fill figures can be fitted from such a file (``[fill]`` with ``curve``, a list of ``[fill from,
+    fill to, MB/s low, MB/s high]`` segments, ``fill_avg_MBps`` and ``slc_cache_GB``): the other methods
+    measure a built-in preset's own figures. :func:`load_plan` refuses any other figure by name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "my-ssd.toml"
+    >>> _ = path.write_text("[fill]\\ncurve = [[0.0, 0.1, 900, 950], [0.1, 1.0, 300, 320]]\\n")
+    >>> name, published = published_with(path)
+    >>> name, published("my-ssd")["fill"]["curve"][1], published("bg4-128gb")["fill"]["fill_avg_MBps"]
+    ('my-ssd', [0.1, 1.0, 300, 320], 215)
+    """
+    path = Path(path)
+    text = read_text_file(path, "figures file")
+    try:
+        tables = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise config_error("--reference", f"{path} is not valid TOML: {e}", str(path)) from None
+    name = path.stem
+    if name in reference.names():
+        raise config_error(
+            "--reference",
+            f"{path.name} would stand for the built-in reference data {name!r}: give your file another name "
+            "(its figures are NAME.fill.KEY, NAME the file's stem)",
+            str(path),
+        )
+    if not any(isinstance(t, dict) for t in tables.values()):
+        raise config_error(
+            "--reference",
+            f"{path} holds no table of figures; e.g. [fill] with curve = [[0.0, 0.1, 900, 950]]",
+            str(path),
+        )
+
+    def published(drive: str) -> Mapping[str, Any] | None:
+        return tables if drive == name else reference.figures(drive)
+
+    return name, published
 
 
 # --- the objective -------------------------------------------------------------------------------------

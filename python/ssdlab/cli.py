@@ -694,13 +694,24 @@ def calibrate(
         bool,
         typer.Option("--write", help="Write the fitted values, with provenance, into the preset's files."),
     ] = False,
+    figures_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--reference",
+            help="Fill figures of your own (a TOML file: [fill] curve, fill_avg_MBps, slc_cache_GB), named "
+            "in [calibration] as STEM.fill.KEY, STEM the file's name without .toml.",
+        ),
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Fit the preset's free parameters ([calibration] in its TOML) to its published figures with optuna
     (TPE), the trials on dask.distributed, the study in SQLite; print the errors before and after."""
     if workers is not None and scheduler is not None:
         raise config_error("--workers", "give --workers (a local cluster) or --scheduler, not both", workers)
-    plan = cal.load_plan(preset)
+    if figures_file is None:
+        plan = cal.load_plan(preset)
+    else:
+        plan = cal.load_plan(preset, published=cal.published_with(figures_file)[1])
     n = cal.DEFAULT_BUDGET if budget is None else budget
     with _progress(not json_, f"calibrate {plan.name}") as progress:
 
