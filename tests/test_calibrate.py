@@ -398,6 +398,33 @@ def test_the_command_fits_fill_figures_of_your_own_given_in_a_file(tmp_path: Pat
     assert "--reference" in out.stderr and "(got synthetic.fill.curve)" in out.stderr
 
 
+def test_the_command_fits_a_saved_fill_result_as_figures_of_your_own(tmp_path: Path) -> None:
+    """``--reference RESULT.json``: the JSON a fill run saves (of a twin here, of a real drive with
+    ``--target``) gives the curve by its levels and AIDA64's average; the fit starts off it and ends no
+    worse. Any other JSON is refused by name."""
+    drive, _ = synthetic_drive(tmp_path, capacity_gb=16)
+    measured = run_fill(Drive.from_toml(drive, set={"nand.slc_tPROG_us": TARGET_TPROG}))
+    saved = tmp_path / "measured" / "synthetic.json"
+    saved.parent.mkdir()
+    saved.write_text(json.dumps(measured.to_dict()), encoding="utf-8")
+    name, published = cal.published_with(saved)
+    fill = published(name)["fill"]  # type: ignore[index]
+    assert name == "synthetic"
+    assert fill["curve"] == [[lv.fill_start, lv.fill_end, lv.mbps, lv.mbps] for lv in measured.levels()]
+    assert fill["fill_avg_MBps"] == pytest.approx(sum(measured.mbps) / len(measured.mbps))
+    args = ["calibrate", str(drive), "--reference", str(saved), "--budget", "3", "--workers", "1"]
+    out = ssdlab_cli(*args, "--study", str(tmp_path / "s.sqlite"), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["errors_before"]["synthetic.fill.curve"]["error_pct"] > 0
+    assert doc["error_after_pct"] <= doc["error_before_pct"]
+
+    saved.write_text(json.dumps({"suite": "cdm", "rows": []}), encoding="utf-8")
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert "synthetic.json is not a fill result (the JSON ssdlab run --suite fill writes" in out.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "figure", "tables", "message"),
     [

@@ -269,13 +269,16 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
 
 
 def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, Any] | None]]:
-    """Figures of your own for :func:`load_plan`: the TOML file ``path`` in the reference data's layout,
-    named by its stem. Returns that name and a ``published`` lookup that gives the file's tables for it and
-    the package's reference data for every other drive.
+    """Figures of your own for :func:`load_plan`: the TOML file ``path`` in the reference data's layout, or
+    a fill result saved as JSON (``ssdlab run --suite fill`` on a twin or a ``--target``), named by the
+    file's stem. Returns that name and a ``published`` lookup that gives the file's tables for it and the
+    package's reference data for every other drive.
 
     Only fill figures can be fitted from such a file (``[fill]`` with ``curve``, a list of ``[fill from,
     fill to, MB/s low, MB/s high]`` segments, ``fill_avg_MBps`` and ``slc_cache_GB``): the other methods
-    measure a built-in preset's own figures. :func:`load_plan` refuses any other figure by name.
+    measure a built-in preset's own figures. :func:`load_plan` refuses any other figure by name. A fill
+    result gives ``curve`` (its levels, each at its own speed) and ``fill_avg_MBps`` (the mean of its
+    per-GB speeds, as AIDA64 averages).
 
     Examples
     --------
@@ -288,10 +291,7 @@ def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, 
     """
     path = Path(path)
     text = read_text_file(path, "figures file")
-    try:
-        tables = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise config_error("--reference", f"{path} is not valid TOML: {e}", str(path)) from None
+    tables = _fill_result_figures(text, path) if path.suffix == ".json" else _toml_figures(text, path)
     name = path.stem
     if name in reference.names():
         raise config_error(
@@ -311,6 +311,30 @@ def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, 
         return tables if drive == name else reference.figures(drive)
 
     return name, published
+
+
+def _toml_figures(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise config_error("--reference", f"{path} is not valid TOML: {e}", str(path)) from None
+
+
+def _fill_result_figures(text: str, path: Path) -> dict[str, Any]:
+    """The fill figures of a saved fill result: its levels as the curve, the mean of its per-GB speeds."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise config_error("--reference", f"{path} is not valid JSON: {e}", str(path)) from None
+    if not isinstance(doc, dict) or doc.get("suite") != "fill" or not doc.get("points"):
+        raise config_error(
+            "--reference",
+            f"{path} is not a fill result (the JSON ssdlab run --suite fill writes into --out)",
+            str(path),
+        )
+    curve = [[lv["fill_start"], lv["fill_end"], lv["mbps"], lv["mbps"]] for lv in doc["levels"]]
+    speeds = [p["mbps"] for p in doc["points"]]
+    return {"fill": {"source": str(path), "curve": curve, "fill_avg_MBps": sum(speeds) / len(speeds)}}
 
 
 # --- the objective -------------------------------------------------------------------------------------

@@ -698,8 +698,9 @@ def calibrate(
         Path | None,
         typer.Option(
             "--reference",
-            help="Fill figures of your own (a TOML file: [fill] curve, fill_avg_MBps, slc_cache_GB), named "
-            "in [calibration] as STEM.fill.KEY, STEM the file's name without .toml.",
+            help="Fill figures of your own: a TOML file ([fill] curve, fill_avg_MBps, slc_cache_GB) or a "
+            "fill result's JSON (ssdlab run --suite fill, e.g. of a --target), named in [calibration] as "
+            "STEM.fill.KEY, STEM the file's name without its suffix.",
         ),
     ] = None,
     json_: JsonOpt = False,
