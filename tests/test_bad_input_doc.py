@@ -25,6 +25,7 @@ FIXTURES = {
     "bad-op.csv": "time_us,op,offset,length\n0,write,0,4096\n5,fly,0,4096\n",
     "bad-bs.fio": "[j]\nrw=randread\nbs=4q\n",
     "bad-opt.fio": "[j]\nrw=randread\nfrobnicate=1\n",
+    "not-a-result.json": '{"suite": "tetris"}',
     "detached.json": json.dumps(
         {
             "version": 1,

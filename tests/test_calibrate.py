@@ -419,10 +419,73 @@ def test_the_command_fits_a_saved_fill_result_as_figures_of_your_own(tmp_path: P
     assert doc["errors_before"]["synthetic.fill.curve"]["error_pct"] > 0
     assert doc["error_after_pct"] <= doc["error_before_pct"]
 
-    saved.write_text(json.dumps({"suite": "cdm", "rows": []}), encoding="utf-8")
+    saved.write_text(json.dumps({"suite": "fill", "points": []}), encoding="utf-8")
     out = ssdlab_cli(*args)
     assert out.returncode == 2
-    assert "synthetic.json is not a fill result (the JSON ssdlab run --suite fill writes" in out.stderr
+    assert "synthetic.json holds no figures: its fill measured no point" in out.stderr
+
+
+def test_the_command_fits_any_saved_result_by_its_headline_figures(tmp_path: Path) -> None:
+    """``--reference RESULT.json`` of another suite (here CrystalDiskMark 8 of a twin whose writes take
+    5 us of firmware time, as ``ssdlab run`` saves it): ``SUITE.*`` names its headline figures, each trial
+    runs that suite with the options the result records, and the fit moves the free parameter towards the
+    drive that was measured."""
+    body = Drive.from_preset("bg4-128gb", capacity_gb=16).config_toml()
+    drive = tmp_path / "twin.toml"
+    drive.write_text(
+        body[: body.index("[calibration]")] + '[calibration]\nfigures = ["measured.cdm8.*"]\n'
+        '[calibration.free]\n"controller.write_overhead_ns" = [1000, 9000]\n',
+        encoding="utf-8",
+    )
+    opts = ["--suite", "cdm", "--test-size", "64m", "--runs", "1", "--duration", "0.5s"]
+    run = ssdlab_cli(
+        "run",
+        "--drive",
+        str(drive),
+        *opts,
+        "--set",
+        "controller.write_overhead_ns=5000",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    saved = tmp_path / "measured.json"
+    (result,) = (tmp_path / "out").glob("*.json")
+    saved.write_text(result.read_text(encoding="utf-8"), encoding="utf-8")
+
+    plan = cal.load_plan(str(drive), published=cal.published_with(saved)[1])
+    assert "measured.cdm8.RND4K Q1T1 write MB/s" in plan.figures and len(plan.figures) == 24
+    assert plan.runs == {
+        "measured.cdm8": {
+            "suite": "cdm8",
+            "options": {"duration": "0.5s", "runs": 1, "test_size": "64m"},
+            "seed": 1,
+        }
+    }
+    args = ["calibrate", str(drive), "--reference", str(saved), "--budget", "8", "--workers", "1"]
+    out = ssdlab_cli(*args, "--study", str(tmp_path / "s.sqlite"), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    q1 = "measured.cdm8.RND4K Q1T1 write MB/s"
+    assert doc["errors_before"][q1]["error_pct"] > 5, "3 us of firmware time is not the measured 5"
+    assert doc["errors_after"][q1]["error_pct"] < doc["errors_before"][q1]["error_pct"]
+    assert abs(doc["after"]["controller.write_overhead_ns"] - 5000) < 5000 - 3000
+
+    # several files at once, each its own drive of figures; one stem twice is refused
+    mine = figures_file(tmp_path / "other" / "fill-run.toml", {"fill": {"slc_cache_GB": 2.0}})
+    both = cal.published_with(mine, cal.published_with(saved)[1])[1]
+    assert both("fill-run")["fill"]["slc_cache_GB"] == 2.0 and "headlines" in both("measured")["cdm8"]
+    out = ssdlab_cli(*args, "--reference", str(saved))
+    assert out.returncode == 2 and "two files of figures named 'measured'" in out.stderr
+
+    drive.write_text(drive.read_text().replace("measured.cdm8.*", "measured.cdm8.SEQ9M read"))
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert "is not a figure of the saved cdm8 result" in out.stderr and "RND4K Q1T1 write MB/s" in out.stderr
+    saved.write_text(json.dumps({"suite": "no-such-suite"}), encoding="utf-8")
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2 and "measured.json is not a suite result" in out.stderr
 
 
 @pytest.mark.parametrize(

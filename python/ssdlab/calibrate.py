@@ -13,8 +13,9 @@ A figure is ``DRIVE.TABLE.KEY`` of the reference data (:mod:`ssdlab.reference`):
 or any number of a built-in preset's tables that ``ssdlab validate`` measures (CrystalDiskMark, spec sheet,
 AnandTech, power, ...), by the same method. Every figure is measured on the drive being fitted. Fill figures
 of your own (say, of a real drive measured with ``ssdlab run --suite fill --target DEVICE``) come from a
-TOML file in the reference layout, named by the file's stem (:func:`published_with`, ``ssdlab calibrate
---reference FILE``).
+TOML file in the reference layout or a saved result, named by the file's stem; a saved result of any other
+suite gives its headline figures, measured by that suite as the result was run (:func:`published_with`,
+``ssdlab calibrate --reference FILE``).
 
 How a fit runs
 --------------
@@ -67,12 +68,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ssdlab import reference, validate
+from ssdlab import reference, suites, validate
 from ssdlab._dask import client as dask_client
+from ssdlab.compare import adopt_options
 from ssdlab.drive import Drive, config_value
 from ssdlab.errors import SimulationError, config_error, read_text_file
 from ssdlab.presets import _folder as presets_folder
 from ssdlab.presets import list_presets, preset_path, read_preset, resolve_base
+from ssdlab.suites import SuiteOptions
 from ssdlab.suites._reference import error_pct
 from ssdlab.suites.fill import FillResult, run_fill
 from ssdlab.units import GB
@@ -142,6 +145,9 @@ class Plan:
     published: dict[str, Any]
     #: Files ``--write`` may change, nearest first: the preset and its bases, or the one drive file given.
     files: list[Path]
+    #: How to measure the figures of saved results of your own (:func:`published_with`): ``DRIVE.SUITE``
+    #: -> the suite, its options and seed, as the result records them.
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -233,8 +239,9 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
                 current,
             )
         free.append(FreeParam(key, float(low), float(high), isinstance(current, int), float(current)))
-    figures, holdout = list(cal["figures"]), list(cal.get("holdout", []))
-    values = {}
+    figures = _expand_saved(list(cal["figures"]), published)
+    holdout = _expand_saved(list(cal.get("holdout", [])), published)
+    values, runs = {}, {}
     # rows and segments, as validate names them (DRIVE.TABLE.KEY[PART]): their published values
     parts = (
         {(f.drive, f.name): f.published for f in validate.figures()} if "[" in str(figures + holdout) else {}
@@ -243,6 +250,18 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         where = "calibration.figures" if name in figures else "calibration.holdout"
         drive, _, rest = name.partition(".")
         table_name, _, key = rest.partition(".")
+        saved = _saved_result(published, drive, table_name)
+        if saved is not None:  # a headline figure of a saved result of your own: that suite measures it
+            if key not in saved["headlines"]:
+                raise config_error(
+                    where,
+                    f"is not a figure of the saved {table_name} result {saved['source']}; its figures: "
+                    f"{', '.join(saved['headlines'])} (or {drive}.{table_name}.* for all of them)",
+                    name,
+                )
+            values[name] = saved["headlines"][key]
+            runs[f"{drive}.{table_name}"] = {k: saved[k] for k in ("suite", "options", "seed")}
+            continue
         if "[" in key:  # a row or segment: validate's figure of that name
             value = parts.get((drive, rest))
         else:
@@ -265,20 +284,46 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
         if not _is_number(value):
             raise config_error(where, "is a statement, not a number or a range: a fit needs a number", name)
         values[name] = value
-    return Plan(preset, toml, free, figures, holdout, values, files)
+    return Plan(preset, toml, free, figures, holdout, values, files, runs)
 
 
-def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, Any] | None]]:
-    """Figures of your own for :func:`load_plan`: the TOML file ``path`` in the reference data's layout, or
-    a fill result saved as JSON (``ssdlab run --suite fill`` on a twin or a ``--target``), named by the
-    file's stem. Returns that name and a ``published`` lookup that gives the file's tables for it and the
-    package's reference data for every other drive.
+def _saved_result(
+    published: Callable[[str], Mapping[str, Any] | None], drive: str, table: str
+) -> Mapping[str, Any] | None:
+    """The table ``table`` of ``drive``'s figures if it is a saved result of your own (its headline figures,
+    suite and options: :func:`_result_figures`), else None."""
+    tables = published(drive) if drive and table else None
+    body = tables.get(table) if tables else None
+    return body if isinstance(body, Mapping) and "headlines" in body else None
 
-    Only fill figures can be fitted from such a file (``[fill]`` with ``curve``, a list of ``[fill from,
-    fill to, MB/s low, MB/s high]`` segments, ``fill_avg_MBps`` and ``slc_cache_GB``): the other methods
-    measure a built-in preset's own figures. :func:`load_plan` refuses any other figure by name. A fill
-    result gives ``curve`` (its levels, each at its own speed) and ``fill_avg_MBps`` (the mean of its
-    per-GB speeds, as AIDA64 averages).
+
+def _expand_saved(names: Sequence[str], published: Callable[[str], Mapping[str, Any] | None]) -> list[str]:
+    """``names`` with each ``DRIVE.SUITE.*`` of a saved result of your own spelled out, a name a figure."""
+    out = []
+    for name in names:
+        drive, table, key = [*name.split(".", 2), "", ""][:3]
+        saved = _saved_result(published, drive, table) if key == "*" else None
+        out += [f"{drive}.{table}.{h}" for h in saved["headlines"]] if saved is not None else [name]
+    return out
+
+
+def published_with(
+    path: str | Path, base: Callable[[str], Mapping[str, Any] | None] = reference.figures
+) -> tuple[str, Callable[[str], Mapping[str, Any] | None]]:
+    """Figures of your own for :func:`load_plan`, named by the file's stem: the TOML file ``path`` in the
+    reference data's layout, or a suite result saved as JSON (what ``ssdlab run`` writes, of a twin or of a
+    ``--target``). Returns that name and a ``published`` lookup that gives the file's tables for it and
+    ``base``'s for every other drive (the package's reference data, or another file's lookup: figures of
+    several files of your own).
+
+    - A TOML file gives fill figures only (``[fill]`` with ``curve``, a list of ``[fill from, fill to, MB/s
+      low, MB/s high]`` segments, ``fill_avg_MBps`` and ``slc_cache_GB``): the other methods measure a
+      built-in preset's own figures. :func:`load_plan` refuses any other figure by name.
+    - A fill result gives ``fill.curve`` (its levels, each at its own speed) and ``fill.fill_avg_MBps``
+      (the mean of its per-GB speeds, as AIDA64 averages).
+    - Any other suite's result gives its headline figures (what ``ssdlab compare`` lists) as ``SUITE.NAME``,
+      ``SUITE`` the result's suite (``cdm8``) and ``NAME`` the figure (``SEQ1M Q8T1 read MB/s``); a trial
+      measures them by running that suite with the options the result records (``SUITE.*``: all of them).
 
     Examples
     --------
@@ -291,7 +336,7 @@ def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, 
     """
     path = Path(path)
     text = read_text_file(path, "figures file")
-    tables = _fill_result_figures(text, path) if path.suffix == ".json" else _toml_figures(text, path)
+    tables = _result_figures(text, path) if path.suffix == ".json" else _toml_figures(text, path)
     name = path.stem
     if name in reference.names():
         raise config_error(
@@ -300,6 +345,8 @@ def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, 
             "(its figures are NAME.fill.KEY, NAME the file's stem)",
             str(path),
         )
+    if base(name) is not None:
+        raise config_error("--reference", f"two files of figures named {name!r}: rename one", str(path))
     if not any(isinstance(t, dict) for t in tables.values()):
         raise config_error(
             "--reference",
@@ -308,7 +355,7 @@ def published_with(path: str | Path) -> tuple[str, Callable[[str], Mapping[str, 
         )
 
     def published(drive: str) -> Mapping[str, Any] | None:
-        return tables if drive == name else reference.figures(drive)
+        return tables if drive == name else base(drive)
 
     return name, published
 
@@ -320,18 +367,43 @@ def _toml_figures(text: str, path: Path) -> dict[str, Any]:
         raise config_error("--reference", f"{path} is not valid TOML: {e}", str(path)) from None
 
 
-def _fill_result_figures(text: str, path: Path) -> dict[str, Any]:
-    """The fill figures of a saved fill result: its levels as the curve, the mean of its per-GB speeds."""
+def _result_figures(text: str, path: Path) -> dict[str, Any]:
+    """The figures of a saved suite result: a fill's as :func:`_fill_result_figures` reads them, any other
+    suite's headline figures with the suite, options and seed that measure them again."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise config_error("--reference", f"{path} is not valid JSON: {e}", str(path)) from None
-    if not isinstance(doc, dict) or doc.get("suite") != "fill" or not doc.get("points"):
+    suite = doc.get("suite") if isinstance(doc, dict) else None
+    if not isinstance(suite, str) or suite not in suites.registry():
         raise config_error(
             "--reference",
-            f"{path} is not a fill result (the JSON ssdlab run --suite fill writes into --out)",
+            f"{path} is not a suite result (the JSON ssdlab run writes into --out)",
             str(path),
         )
+    if suite == "fill":
+        return _fill_result_figures(doc, path)
+    options = adopt_options(SuiteOptions(), doc.get("options") or {}, str(path)).given_values()
+    headlines = {h.name: h.value for h in suites.headline(doc) if h.value}  # a zero has no relative error
+    if not headlines:
+        raise config_error(
+            "--reference", f"{path} holds no figures: its {suite} result measured none", str(path)
+        )
+    return {
+        suite: {
+            "source": str(path),
+            "suite": suite,
+            "options": options,
+            "seed": int(doc.get("seed", 1)),
+            "headlines": headlines,
+        }
+    }
+
+
+def _fill_result_figures(doc: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The fill figures of a saved fill result: its levels as the curve, the mean of its per-GB speeds."""
+    if not doc.get("points"):
+        raise config_error("--reference", f"{path} holds no figures: its fill measured no point", str(path))
     curve = [[lv["fill_start"], lv["fill_end"], lv["mbps"], lv["mbps"]] for lv in doc["levels"]]
     speeds = [p["mbps"] for p in doc["points"]]
     return {"fill": {"source": str(path), "curve": curve, "fill_avg_MBps": sum(speeds) / len(speeds)}}
@@ -426,14 +498,19 @@ def _fill_error(result: FillResult, name: str, published: Any) -> FigureError:
 
 
 def evaluate(
-    drive_toml: str, values: Mapping[str, float | int], published: Mapping[str, Any]
+    drive_toml: str,
+    values: Mapping[str, float | int],
+    published: Mapping[str, Any],
+    runs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, FigureError]:
     """Per-figure errors of the drive ``drive_toml`` with ``values`` set (``{TOML path: value}``), against
     ``published`` (``{figure: published value}``). A pure function of its arguments: this is a trial, run on
     any worker.
 
-    The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure; every
-    other figure is measured by the method ``ssdlab validate`` runs for it (its source's), on this config.
+    The one fill (AnandTech's method, :func:`ssdlab.suites.fill.run_fill`) serves every fill figure; the
+    figures of a saved result of your own (``runs``: ``DRIVE.SUITE`` -> suite, options, seed, as
+    :attr:`Plan.runs`) are measured by one run of that suite as the result was run; every other figure by
+    the method ``ssdlab validate`` runs for it (its source's), on this config.
 
     Examples
     --------
@@ -450,11 +527,15 @@ def evaluate(
     if fill_figures:
         fill = run_fill(Drive.from_toml_str(drive_toml, set=dict(values)))
         out = {name: _fill_error(fill, name, value) for name, value in fill_figures.items()}
+    runs = runs or {}
+    for table, run in runs.items():
+        mine = {name: v for name, v in published.items() if name.startswith(table + ".")}
+        out |= _saved_run_errors(Drive.from_toml_str(drive_toml, set=dict(values)), run, mine)
     # Every other figure: `ssdlab validate` measures it by its source's method, this config standing in for
     # the preset that published it (as the fill above is this config's, whichever drive's curve it meets).
     by_drive: dict[str, list[str]] = {}
     for name in published:
-        if not _is_fill(name):
+        if not _is_fill(name) and ".".join(name.split(".", 2)[:2]) not in runs:
             drive, _, figure = name.partition(".")
             by_drive.setdefault(drive, []).append(figure)
     for drive, figures in by_drive.items():
@@ -462,6 +543,24 @@ def evaluate(
         for figure in figures:
             name = f"{drive}.{figure}"
             out[name] = _validate_error(name, published[name], [r for r in rows if r.figure == figure])
+    return out
+
+
+def _saved_run_errors(
+    drive: Drive, run: Mapping[str, Any], published: Mapping[str, Any]
+) -> dict[str, FigureError]:
+    """The figures ``published`` (``DRIVE.SUITE.NAME`` -> value) of one saved result, measured on ``drive``
+    by its suite with the result's options and seed."""
+    suite = suites.get(str(run["suite"]))
+    options = SuiteOptions(**run["options"], seed=int(run["seed"]))
+    suite.check(options)
+    measured = {h.name: h for h in suites.headline(suite.run(drive, options, None).to_dict())}
+    out = {}
+    for name, value in published.items():
+        h = measured.get(name.split(".", 2)[2])
+        model = None if h is None or h.value is None else float(h.value)
+        err = math.inf if model is None else _relative(model, float(value))
+        out[name] = FigureError(name, float(value), model, "" if h is None else h.unit, err)
     return out
 
 
@@ -563,6 +662,7 @@ def _study_signature(plan: Plan) -> str:
             "figures": plan.figures,
             "holdout": plan.holdout,
             "published": plan.published,
+            **({"runs": plan.runs} if plan.runs else {}),  # studies from before saved results keep theirs
         },
         sort_keys=True,
     )
@@ -658,10 +758,13 @@ def _start_values(plan: Plan) -> dict[str, float | int]:
 
 
 def _timed_evaluate(
-    drive_toml: str, values: Mapping[str, float | int], published: Mapping[str, Any]
+    drive_toml: str,
+    values: Mapping[str, float | int],
+    published: Mapping[str, Any],
+    runs: Mapping[str, Mapping[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], float]:
     t0 = time.perf_counter()
-    errors = evaluate(drive_toml, values, published)
+    errors = evaluate(drive_toml, values, published, runs)
     return {k: v.to_dict() for k, v in errors.items()}, time.perf_counter() - t0
 
 
@@ -767,7 +870,7 @@ def _run(
         for t in st.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
             if _trial_values(plan, t.params) == dict(values):
                 return dict(t.user_attrs["errors"])
-        fut = client.submit(_timed_evaluate, plan.toml, dict(values), plan.published, pure=False)
+        fut = client.submit(_timed_evaluate, plan.toml, dict(values), plan.published, plan.runs, pure=False)
         raw: dict[str, Any] = fut.result()[0]
         return raw
 
@@ -782,7 +885,9 @@ def _run(
                 while len(pending) < slots and completed() + len(pending) < budget:
                     trial = st.ask(dists)
                     values = _trial_values(plan, trial.params)
-                    fut = client.submit(_timed_evaluate, plan.toml, values, plan.published, pure=False)
+                    fut = client.submit(
+                        _timed_evaluate, plan.toml, values, plan.published, plan.runs, pure=False
+                    )
                     pending[fut] = trial
                 done, _ = wait(list(pending), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
                 for fut in done:

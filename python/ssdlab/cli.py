@@ -39,6 +39,7 @@ from rich.table import Table
 from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
 
 from ssdlab import calibrate as cal
+from ssdlab import reference
 from ssdlab._cli_options import (
     DestroyDataOpt,
     DriveOpt,
@@ -694,13 +695,14 @@ def calibrate(
         bool,
         typer.Option("--write", help="Write the fitted values, with provenance, into the preset's files."),
     ] = False,
-    figures_file: Annotated[
-        Path | None,
+    figures_files: Annotated[
+        list[Path] | None,
         typer.Option(
             "--reference",
-            help="Fill figures of your own: a TOML file ([fill] curve, fill_avg_MBps, slc_cache_GB) or a "
-            "fill result's JSON (ssdlab run --suite fill, e.g. of a --target), named in [calibration] as "
-            "STEM.fill.KEY, STEM the file's name without its suffix.",
+            help="Figures of your own (repeatable): a TOML file of fill figures ([fill] curve, "
+            "fill_avg_MBps, slc_cache_GB) or a result's JSON (ssdlab run, e.g. of a --target), named in "
+            "[calibration] as STEM.fill.KEY or STEM.SUITE.FIGURE (SUITE.*: all its headline figures), "
+            "STEM the file's name without its suffix.",
         ),
     ] = None,
     json_: JsonOpt = False,
@@ -709,10 +711,10 @@ def calibrate(
     (TPE), the trials on dask.distributed, the study in SQLite; print the errors before and after."""
     if workers is not None and scheduler is not None:
         raise config_error("--workers", "give --workers (a local cluster) or --scheduler, not both", workers)
-    if figures_file is None:
-        plan = cal.load_plan(preset)
-    else:
-        plan = cal.load_plan(preset, published=cal.published_with(figures_file)[1])
+    published: Callable[[str], Mapping[str, Any] | None] = reference.figures
+    for path in figures_files or ():
+        published = cal.published_with(path, published)[1]
+    plan = cal.load_plan(preset, published=published)
     n = cal.DEFAULT_BUDGET if budget is None else budget
     with _progress(not json_, f"calibrate {plan.name}") as progress:
 

@@ -36,7 +36,7 @@ from ssdlab.presets import list_presets
 from ssdlab.suites import SuiteOptions
 from ssdlab.suites._common import sub
 
-__all__ = ["Comparison", "Input", "Loaded", "Row", "compare", "load_inputs", "plot"]
+__all__ = ["Comparison", "Input", "Loaded", "Row", "adopt_options", "compare", "load_inputs", "plot"]
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ def load_inputs(
     if to_run and saved and not options.given():
         first, doc = next(iter(saved.items()))
         if given := doc.get("options"):
-            options, options_from = _adopt(options, given, first), first
+            options, options_from = adopt_options(options, given, first), first
     run_suite.check(options)
     # Build every drive before the first runs, so that a bad TOML or --set fails in seconds.
     drives = {
@@ -329,8 +329,9 @@ def load_inputs(
     return Loaded(str(expected or suites.result_name(run_suite.name)), inputs, options, options_from)
 
 
-def _adopt(options: SuiteOptions, given: object, arg: str) -> SuiteOptions:
-    """``options`` with the suite options a saved result (``arg``) records."""
+def adopt_options(options: SuiteOptions, given: object, arg: str) -> SuiteOptions:
+    """``options`` with the suite options a saved result (``arg``) records (its ``options``); a
+    :class:`ssdlab.WorkloadError` naming ``arg`` if they are not suite options."""
     known = {f.name for f in dataclasses.fields(SuiteOptions)}
     if not isinstance(given, dict) or not set(given) <= known:
         raise workload_error(arg, f"its options are not suite options ({', '.join(sorted(known))})", given)
