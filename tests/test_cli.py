@@ -60,6 +60,25 @@ def test_no_help_shows_docstring_markup() -> None:
             assert markup not in out.output, f"ssdlab {command} --help shows {markup}"
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["calibrate"],
+            "error: preset: missing argument (built-in preset name, or a drive TOML file); "
+            "see ssdlab calibrate --help",
+        ),
+        (["nvme", "write"], "error: --namespace-id/-n: missing option (namespace ID); see ssdlab nvme write"),
+    ],
+)
+def test_a_missing_argument_or_option_is_named_with_what_it_is(args: list[str], message: str) -> None:
+    """Left out, a required argument or option is named with its help (click's own message was lost: the
+    line read ``error: preset:`` and nothing more)."""
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert out.stderr.startswith(message), out.stderr
+
+
 def test_show_round_trips_through_drive(tmp_path: Path) -> None:
     shown = ssdlab_cli("show", "bg4-1tb", "--set", "nand.tR_us=61.5", *SMALL)
     assert shown.returncode == 0, shown.stderr

@@ -346,6 +346,34 @@ def test_cli_jobs_validates_drives_in_parallel(capsys: pytest.CaptureFixture[str
     assert all(r["model"] > 0 for r in rows)
 
 
+def test_cli_validates_a_drive_file_in_its_base_presets_place(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``ssdlab validate mine.toml``: the file's drive is measured against its base preset's figures (here a
+    slower TLC program, which must show as a slower direct-TLC fill level than the preset's own); a base
+    with no figures, or a file given with presets, exits 2 saying why."""
+    mine = tmp_path / "mine.toml"
+    mine.write_text('base = "sn520-128gb"\nname = "mine"\n[nand]\ntPROG_us = [2400.0]\n', encoding="utf-8")
+    args = ["-f", "fill.curve[0.17-1.00]", "--quick", "--json"]
+    main(["validate", str(mine), *args])
+    out = capsys.readouterr()
+    (row,) = json.loads(out.out)
+    assert "mine.toml: measured in sn520-128gb's place" in out.err
+    main(["validate", "sn520-128gb", *args])
+    (own,) = json.loads(capsys.readouterr().out)
+    assert row["drive"] == own["drive"] == "sn520-128gb" and row["model"] < 0.9 * own["model"]
+
+    (tmp_path / "family.toml").write_text('base = "generic-tlc-dram"\n', encoding="utf-8")
+    for bad, message in [
+        ([str(tmp_path / "family.toml")], "error: base: family.toml is validated against the figures of the"),
+        ([str(mine), "bg4-1tb"], "error: presets: a drive file is validated alone"),
+    ]:
+        with pytest.raises(SystemExit) as e:
+            main(["validate", *bad])
+        assert e.value.code == 2
+        assert capsys.readouterr().err.startswith(message)
+
+
 def test_cli_negative_jobs_exits_2_naming_the_option(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:
         main(["validate", "bg4-128gb", "--jobs", "-1"])

@@ -36,7 +36,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from typer._click.exceptions import BadOptionUsage, NoArgsIsHelpError, NoSuchOption
+from typer._click.exceptions import BadOptionUsage, MissingParameter, NoArgsIsHelpError, NoSuchOption
 
 from ssdlab import calibrate as cal
 from ssdlab import reference
@@ -384,7 +384,10 @@ def report(
 def validate(
     presets: Annotated[
         list[str] | None,
-        typer.Argument(help="Presets to validate (default: every drive with published figures)."),
+        typer.Argument(
+            help="Presets to validate (default: every drive with published figures), or one drive TOML file, "
+            "measured against the figures of the preset it is based on."
+        ),
     ] = None,
     figure: Annotated[
         list[str] | None,
@@ -409,9 +412,9 @@ def validate(
         ),
     ] = 1,
 ) -> None:
-    """Run, for every published figure, the method its source used on the matching preset, and print drive,
-    figure, source, method, published, model, error % and whether the figure is in-sample (a preset value was
-    fitted to it) or a hold-out."""
+    """Run, for every published figure, the method its source used on the matching preset (or on a drive file
+    in its base's place), and print drive, figure, source, method, published, model, error % and whether the
+    figure is in-sample (a preset value was fitted to it) or a hold-out."""
     from ssdlab import validate as v
 
     if json_ and markdown:
@@ -424,8 +427,30 @@ def validate(
             "the README's table is the full validation: no --quick, presets, --figure or --set with it",
             str(readme),
         )
+    config = None
+    if files := [p for p in presets or () if p.endswith(".toml")]:
+        if len(presets or ()) != 1:
+            raise workload_error(
+                "presets", "a drive file is validated alone: give one file, or presets", presets
+            )
+        drive_file = files[0]
+        stand_in, config = v.drive_file(drive_file)
+        presets = [stand_in]
+        (stderr if json_ or markdown else stdout).print(
+            f"{drive_file}: measured in {stand_in}'s place, against its published figures",
+            markup=False,
+            soft_wrap=True,
+        )
     with _progress(not (json_ or markdown), "validate") as progress:
-        rs = v.rows(presets or None, figure or None, quick=quick, set=set_, progress=progress, jobs=jobs)
+        rs = v.rows(
+            presets or None,
+            figure or None,
+            quick=quick,
+            set=set_,
+            progress=progress,
+            jobs=jobs,
+            config=config,
+        )
     if readme is not None:
         changed = v.update_readme(readme, rs)
         stdout.print(f"{'updated' if changed else 'unchanged'}: {readme}")
@@ -1224,7 +1249,14 @@ def _preset_argument_hint(err: NoSuchOption) -> str:
 
 def _usage_line(err: typer.TyperException, args: list[str] | None = None) -> str:
     """A parser error (bad or unknown option) as ``<option>: <message>``, like the package's errors; a bad
-    value says what was typed (``args``: the command line)."""
+    value says what was typed (``args``: the command line); a missing argument or option says what it is."""
+    if isinstance(err, MissingParameter) and err.param is not None:
+        kind = "argument" if err.param.param_type_name == "argument" else "option"
+        name = err.param.name if kind == "argument" else "/".join(err.param.opts)
+        what = " ".join(str(getattr(err.param, "help", None) or "").split()).rstrip(".")
+        what = what[:1].lower() + what[1:] if what[1:2].islower() else what  # "Trace file" -> "trace file"
+        where = err.ctx.command_path if err.ctx is not None else "ssdlab"
+        return f"{name}: missing {kind}{f' ({what})' if what else ''}; see {where} --help"
     if isinstance(err, typer.BadParameter) and err.param is not None:
         hint = err.param_hint if isinstance(err.param_hint, str) else "/".join(err.param.opts)
         message = err.message

@@ -66,6 +66,7 @@ __all__ = [
     "Fitted",
     "Measured",
     "Row",
+    "drive_file",
     "error_pct",
     "figures",
     "fitted_values",
@@ -1126,6 +1127,36 @@ def rows(
     if progress is not None:
         progress(1.0, "done")
     return out
+
+
+def drive_file(path: str | Path) -> tuple[str, str]:
+    """The preset whose figures a drive file of your own is validated against, and the file's complete
+    config: its ``base`` (or, for a complete file as ``ssdlab show`` prints, its ``name``) must be a drive
+    with published figures. The config is then measured in that preset's place (:func:`rows` ``config``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> mine = Path(tempfile.mkdtemp()) / "mine.toml"
+    >>> _ = mine.write_text('base = "sn520-128gb"\nname = "mine"\n[controller]\nread_overhead_ns = 9000\n')
+    >>> preset, config = drive_file(mine)
+    >>> preset, "read_overhead_ns = 9000" in config
+    ('sn520-128gb', True)
+    """
+    path = Path(path)
+    config = Drive.from_toml(path).config_toml()  # a bad file fails here, named
+    own = tomllib.loads(path.read_text(encoding="utf-8"))
+    published = sorted({f.drive for f in figures()} & {*list_presets()})
+    for key in ("base", "name"):
+        if own.get(key) in published:
+            return str(own[key]), config
+    named = own.get("base") or own.get("name")
+    raise config_error(
+        "base",
+        f"{path.name} is validated against the figures of the preset it is based on, and "
+        f"{named!r} has none; base it on one of {', '.join(published)}",
+        named,
+    )
 
 
 def _cost(group: Sequence[Figure]) -> float:
