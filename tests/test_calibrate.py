@@ -483,6 +483,10 @@ def test_the_command_fits_any_saved_result_by_its_headline_figures(tmp_path: Pat
     out = ssdlab_cli(*args)
     assert out.returncode == 2
     assert "is not a figure of the saved cdm8 result" in out.stderr and "RND4K Q1T1 write MB/s" in out.stderr
+    doc = json.loads(result.read_text(encoding="utf-8"))
+    saved.write_text(json.dumps({**doc, "options": {**doc["options"], "job": "x.fio"}}), encoding="utf-8")
+    out = ssdlab_cli(*args)  # refused before any trial, not on every worker
+    assert out.returncode == 2 and "error: --job: suite cdm8 does not take this option" in out.stderr
     saved.write_text(json.dumps({"suite": "no-such-suite"}), encoding="utf-8")
     out = ssdlab_cli(*args)
     assert out.returncode == 2 and "measured.json is not a suite result" in out.stderr

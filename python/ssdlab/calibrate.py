@@ -383,7 +383,9 @@ def _result_figures(text: str, path: Path) -> dict[str, Any]:
         )
     if suite == "fill":
         return _fill_result_figures(doc, path)
-    options = adopt_options(SuiteOptions(), doc.get("options") or {}, str(path)).given_values()
+    given = adopt_options(SuiteOptions(), doc.get("options") or {}, str(path))
+    suites.get(suite).check(given)  # a trial runs the suite with them: refuse here, not on every worker
+    options = given.given_values()
     headlines = {h.name: h.value for h in suites.headline(doc) if h.value}  # a zero has no relative error
     if not headlines:
         raise config_error(
@@ -553,7 +555,6 @@ def _saved_run_errors(
     by its suite with the result's options and seed."""
     suite = suites.get(str(run["suite"]))
     options = SuiteOptions(**run["options"], seed=int(run["seed"]))
-    suite.check(options)
     measured = {h.name: h for h in suites.headline(suite.run(drive, options, None).to_dict())}
     out = {}
     for name, value in published.items():

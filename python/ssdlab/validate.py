@@ -1138,9 +1138,9 @@ def drive_file(path: str | Path) -> tuple[str, str]:
     --------
     >>> import tempfile
     >>> mine = Path(tempfile.mkdtemp()) / "mine.toml"
-    >>> _ = mine.write_text('base = "sn520-128gb"\nname = "mine"\n[controller]\nread_overhead_ns = 9000\n')
+    >>> _ = mine.write_text('base = "sn520-128gb"\\nname = "mine"\\n[nand]\\ntR_us = [61.5]\\n')
     >>> preset, config = drive_file(mine)
-    >>> preset, "read_overhead_ns = 9000" in config
+    >>> preset, "tR_us = [61.5]" in config
     ('sn520-128gb', True)
     """
     path = Path(path)
