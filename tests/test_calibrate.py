@@ -464,9 +464,11 @@ def test_the_command_fits_any_saved_result_by_its_headline_figures(tmp_path: Pat
         }
     }
     args = ["calibrate", str(drive), "--reference", str(saved), "--budget", "8", "--workers", "1"]
-    out = ssdlab_cli(*args, "--study", str(tmp_path / "s.sqlite"), "--json")
+    out = ssdlab_cli(*args, "--study", str(tmp_path / "s.sqlite"), "--write", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
+    # the provenance names the saved result's figures as [calibration] does, not one by one
+    assert "to measured.cdm8.*: error" in drive.read_text(encoding="utf-8")
     q1 = "measured.cdm8.RND4K Q1T1 write MB/s"
     assert doc["errors_before"][q1]["error_pct"] > 5, "3 us of firmware time is not the measured 5"
     assert doc["errors_after"][q1]["error_pct"] < doc["errors_before"][q1]["error_pct"]

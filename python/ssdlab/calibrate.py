@@ -1001,6 +1001,30 @@ def _file_sets(path: Path, key: str) -> bool:
     return _lookup(tomllib.loads(path.read_text(encoding="utf-8")), key) is not None
 
 
+def _short_names(plan: Plan) -> list[str]:
+    """The plan's figures, those of a saved result all fitted to written ``DRIVE.SUITE.*`` (one name, not
+    two dozen, in a provenance comment).
+
+    Examples
+    --------
+    >>> runs = {"me.cdm8": {}}
+    >>> published = {"me.cdm8.a": 1, "me.cdm8.b": 2, "me.fill.curve": [], "you.cdm8.a": 3, "you.cdm8.b": 4}
+    >>> plan = Plan("x", "", [], [*published][:-1], [], published, [], {**runs, "you.cdm8": {}})
+    >>> _short_names(plan)
+    ['me.cdm8.*', 'me.fill.curve', 'you.cdm8.a']
+    """
+    out: list[str] = []
+    for name in plan.figures:
+        table = ".".join(name.split(".", 2)[:2])
+        whole = table in plan.runs and all(
+            n in plan.figures for n in plan.published if n.startswith(table + ".")
+        )
+        short = f"{table}.*" if whole else name
+        if short not in out:
+            out.append(short)
+    return out
+
+
 def write_fitted(outcome: Outcome) -> list[Path]:
     """Write the fitted values with their provenance; return the files changed.
 
@@ -1011,7 +1035,7 @@ def write_fitted(outcome: Outcome) -> list[Path]:
     """
     plan = outcome.plan
     date = datetime.now(UTC).date().isoformat()
-    names = ", ".join(plan.figures)
+    names = ", ".join(_short_names(plan))
     by_file: dict[Path, list[FreeParam]] = {}
     for p in plan.free:
         if p.format(outcome.after[p.path]) == p.format(outcome.before[p.path]):
