@@ -419,10 +419,14 @@ def test_the_command_fits_a_saved_fill_result_as_figures_of_your_own(tmp_path: P
     assert doc["errors_before"]["synthetic.fill.curve"]["error_pct"] > 0
     assert doc["error_after_pct"] <= doc["error_before_pct"]
 
-    saved.write_text(json.dumps({"suite": "fill", "points": []}), encoding="utf-8")
+    saved.write_text(json.dumps({**measured.to_dict(), "points": [], "levels": []}), encoding="utf-8")
     out = ssdlab_cli(*args)
     assert out.returncode == 2
     assert "synthetic.json holds no figures: its fill measured no point" in out.stderr
+    saved.write_text(json.dumps({"suite": "fill", "points": []}), encoding="utf-8")
+    out = ssdlab_cli(*args)
+    assert out.returncode == 2
+    assert "synthetic.json: not a fill result as ssdlab run saves it (no 'average_mbps')" in out.stderr
 
 
 def test_the_command_fits_any_saved_result_by_its_headline_figures(tmp_path: Path) -> None:

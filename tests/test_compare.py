@@ -87,6 +87,19 @@ def test_results_of_another_suite_are_refused_naming_the_file(tmp_path: Path) ->
     assert "cdm8 result" in str(e.value)
 
 
+def test_a_saved_comparison_is_not_taken_for_a_result(tmp_path: Path) -> None:
+    """``ssdlab compare --json`` output names a suite too; given back as an input it is refused by name (it
+    ended in a KeyError traceback)."""
+    cdm = _save(tmp_path, "cdm", _cdm("generic-tlc-dram"))
+    comparison = compare([("a", json.loads(cdm.read_text())), ("b", json.loads(cdm.read_text()))])
+    saved = _save(tmp_path, "comparison", comparison.to_dict())
+    with pytest.raises(ssdlab.WorkloadError) as e:
+        load_inputs([str(cdm), str(saved)])
+    assert e.value.field == str(saved) and "not a cdm8 result as ssdlab run saves it (no 'rows')" in str(
+        e.value
+    )
+
+
 def test_a_saved_result_whose_options_are_not_suite_options_is_refused_naming_it(tmp_path: Path) -> None:
     saved = _save(tmp_path, "saved", {**_cdm("generic-tlc-dram"), "options": {"test_size": "16m", "qd": 4}})
     with pytest.raises(ssdlab.WorkloadError) as e:

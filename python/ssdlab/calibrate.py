@@ -381,6 +381,8 @@ def _result_figures(text: str, path: Path) -> dict[str, Any]:
             f"{path} is not a suite result (the JSON ssdlab run writes into --out)",
             str(path),
         )
+    if problem := suites.unreadable(doc):
+        raise config_error("--reference", f"{path}: {problem}", str(path))
     if suite == "fill":
         return _fill_result_figures(doc, path)
     given = adopt_options(SuiteOptions(), doc.get("options") or {}, str(path))

@@ -243,6 +243,8 @@ def _read_result(arg: str) -> dict[str, Any]:
         raise workload_error(arg, "not a suite result (ssdlab run writes those into results/)", arg)
     if str(doc["suite"]) not in suites.registry():
         raise workload_error(arg, f"result of an unknown suite {doc['suite']!r}", arg)
+    if problem := suites.unreadable(doc):
+        raise workload_error(arg, problem, arg)
     return doc
 
 

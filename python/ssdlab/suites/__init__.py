@@ -240,6 +240,26 @@ def headline(doc: Mapping[str, Any]) -> list[Headline]:
     return [Headline(k, number(v), "") for k, v in doc.items() if k != "seed" and number(v) is not None]
 
 
+def unreadable(doc: Mapping[str, Any]) -> str | None:
+    """Why ``doc`` is not a result of its suite as ``ssdlab run`` saves it (its headline figures cannot be
+    read: a comparison's JSON, say, which names a suite too), or None.
+
+    Examples
+    --------
+    >>> unreadable({"suite": "cdm8", "inputs": [], "figures": []})
+    "not a cdm8 result as ssdlab run saves it (no 'rows')"
+    >>> unreadable({"suite": "cdm8", "rows": []}) is None
+    True
+    """
+    try:
+        headline(doc)
+    except KeyError as e:
+        return f"not a {doc.get('suite')} result as ssdlab run saves it (no {e.args[0]!r})"
+    except (TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as e:
+        return f"not a {doc.get('suite')} result as ssdlab run saves it ({e})"
+    return None
+
+
 def curves(doc: Mapping[str, Any]) -> list[Curve]:
     """The curves of a result dict (:attr:`Suite.curves`; none for a suite without)."""
     suite = get(str(doc.get("suite")))
