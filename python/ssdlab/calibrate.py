@@ -278,7 +278,8 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
             raise config_error(
                 where,
                 "calibrate measures a built-in preset's figures that `ssdlab validate` has a method for "
-                f"(and the fill figures {', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)})",
+                f"(and the fill figures {', '.join(f'DRIVE.fill.{k}' for k in FILL_KEYS)}); other figures "
+                "of your own come as a saved result of the suite that measures them (--reference RESULT)",
                 name,
             )
         if not _is_number(value):
