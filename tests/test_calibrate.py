@@ -707,6 +707,27 @@ def test_a_child_inherits_the_calibration_and_show_round_trips_it(tmp_path: Path
     assert Drive.from_toml(printed).config_toml() == shown.stdout
 
 
+def test_a_child_takes_back_its_bases_parameters_and_hold_outs(tmp_path: Path) -> None:
+    """A twin of your own drive based on a preset with a calibration of its own: ``[]`` takes back a free
+    parameter (a merge cannot remove the key), ``holdout = []`` the base's hold-outs; with every parameter
+    taken back there is nothing to fit, and the command says so."""
+    child = tmp_path / "mine.toml"
+    child.write_text(
+        'base = "bg4-128gb"\nname = "mine"\n[calibration]\nfigures = ["bg4-128gb.fill.curve"]\nholdout = []\n'
+        '[calibration.free]\n"ftl.slc_cache.dynamic_max_pct" = []\n'
+        '"ftl.slc_cache.fold_whole_blocks_above_fill" = []\n',
+        encoding="utf-8",
+    )
+    plan = cal.load_plan(str(child))
+    assert [p.path for p in plan.free] == ["nand.slc_tPROG_us"] and plan.holdout == []
+    child.write_text(
+        child.read_text().replace("[calibration.free]\n", '[calibration.free]\n"nand.slc_tPROG_us" = []\n')
+    )
+    with pytest.raises(ssdlab.ConfigError) as e:
+        cal.load_plan(str(child))
+    assert "has no [calibration] table with free parameters" in str(e.value)
+
+
 def test_a_study_of_another_calibration_or_not_sqlite_is_refused(tmp_path: Path) -> None:
     plan = synthetic_plan(tmp_path)
     study = tmp_path / "s.sqlite"

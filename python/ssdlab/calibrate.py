@@ -222,14 +222,17 @@ def load_plan(preset: str, published: Callable[[str], Mapping[str, Any] | None] 
     toml = Drive.from_toml_str(text).config_toml()  # the native validation of [calibration] too
     cfg = tomllib.loads(toml)
     cal = cfg.get("calibration")
-    if not cal or not cal.get("free"):
+    if not cal or not any(cal.get("free", {}).values()):  # [] takes a base's parameter back
         raise config_error(
             "calibration",
             f"{preset} has no [calibration] table with free parameters; add one (docs/model.md, Calibration)",
             preset,
         )
     free = []
-    for key, (low, high) in sorted(cal["free"].items()):
+    for key, bounds in sorted(cal["free"].items()):
+        if not bounds:  # taken back: not free in this drive
+            continue
+        low, high = bounds
         current = _lookup(cfg, key)
         if not low <= current <= high:  # the fit would start from another drive than the one given
             raise config_error(

@@ -200,12 +200,21 @@ fn a_calibration_table_is_carried_round_trips_and_is_checked() {
         ("\"nand.slc_tPROG_us\" = [400.0, 100.0]", "[400, 100]"),
         ("\"nand.slc_tPROG_us\" = [100.0, 100.0]", "[100, 100]"),
         ("\"nand.slc_tPROG_us\" = [100.0, inf]", "[100, inf]"),
+        ("\"nand.slc_tPROG_us\" = [100.0]", "[100.0]"),
+        ("\"nand.slc_tPROG_us\" = [1.0, 2.0, 3.0]", "[1.0, 2.0, 3.0]"),
     ] {
         let e = bad(free);
         assert_eq!(e.problems.len(), 1, "{free}: {e}");
         assert!(e.problems[0].path.starts_with("calibration.free."), "{free}: {e}");
         assert_eq!(e.problems[0].value, value, "{free}: {e}");
     }
+    // [] takes a parameter back: not free, and a table of such alone needs no figures
+    let back = format!(
+        "{plain_text}\n[calibration]\nfigures = []\n[calibration.free]\n\"nand.slc_tPROG_us\" = []\n"
+    );
+    let cfg = DriveConfig::from_toml_str(&back, &[]).unwrap();
+    assert!(cfg.calibration.as_ref().unwrap().free["nand.slc_tPROG_us"].is_empty());
+    assert_eq!(DriveConfig::from_toml_str(&cfg.to_toml_string(), &[]).unwrap(), cfg);
     // an integer parameter is a number too
     let ok = format!("{plain_text}\n[calibration]\nfigures = [\"x.a.b\"]\n[calibration.free]\n\"controller.cores\" = [1, 4]\n");
     assert!(DriveConfig::from_toml_str(&ok, &[]).is_ok());

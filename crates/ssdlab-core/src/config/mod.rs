@@ -47,8 +47,8 @@ pub struct DriveConfig {
 /// `[calibration]`: the preset's free parameters and the published figures they are fitted to.
 ///
 /// Metadata for `ssdlab calibrate`, not a drive parameter: the engine never reads it. A child preset
-/// inherits its base's table; `free` merges key by key (a child may narrow a range or add a parameter),
-/// `figures` and `holdout` are replaced as a whole.
+/// inherits its base's table; `free` merges key by key (a child may narrow a range, add a parameter, or
+/// take one back with `[]`), `figures` and `holdout` are replaced as a whole.
 ///
 /// ```toml
 /// [calibration]
@@ -66,8 +66,9 @@ pub struct CalibrationConfig {
     /// Published figures held out: reported before and after a fit, never fitted to.
     #[serde(default)]
     pub holdout: Vec<String>,
-    /// Free parameters: the TOML path of a number in this config -> `[min, max]` of the search.
-    pub free: BTreeMap<String, [f64; 2]>,
+    /// Free parameters: the TOML path of a number in this config -> `[min, max]` of the search, or `[]`:
+    /// not free (a drive file taking back a parameter its base frees; merging cannot remove a key).
+    pub free: BTreeMap<String, Vec<f64>>,
 }
 
 /// The host side of the NVMe (or AHCI) interface.

@@ -480,14 +480,24 @@ impl DriveConfig {
     }
 
     /// `[calibration]`: each free key names a number of this config (not of `[calibration]` itself) with a
-    /// finite range, min < max; there are figures to fit to, and no figure is both fitted and held out.
+    /// finite range, min < max (or `[]`: not free); there are figures to fit to, and no figure is both
+    /// fitted and held out.
     fn check_calibration(&self, c: &mut Checker) {
         let Some(cal) = &self.calibration else { return };
         let mut drive = self.clone();
         drive.calibration = None;
         let Ok(toml::Value::Table(doc)) = toml::Value::try_from(&drive) else { return };
-        for (key, [lo, hi]) in &cal.free {
+        for (key, range) in &cal.free {
             let path = format!("calibration.free.\"{key}\"");
+            let &[lo, hi] = range.as_slice() else {
+                c.check(
+                    range.is_empty(),
+                    &path,
+                    "must be a range [min, max], or [] for a parameter that is not free",
+                    format!("{range:?}"),
+                );
+                continue;
+            };
             let mut parts: Vec<&str> = key.split('.').collect();
             let last = parts.pop().unwrap_or_default();
             let parent = parts.iter().try_fold(&doc, |t, part| match t.get(*part) {
@@ -512,7 +522,7 @@ impl DriveConfig {
             );
         }
         c.check(
-            cal.free.is_empty() || !cal.figures.is_empty(),
+            cal.free.values().all(Vec::is_empty) || !cal.figures.is_empty(),
             "calibration.figures",
             "must name at least one published figure to fit the free parameters to",
             "[]",
