@@ -243,6 +243,9 @@ def test_a_folder_is_not_a_trace_and_an_empty_trace_says_so(tmp_path: Path) -> N
     drive = Drive.from_preset("bg4-1tb", capacity_gb=8)
     with pytest.raises(WorkloadError, match="is a folder, not a trace file"):
         drive.replay(tmp_path)
+    # /dev/null exists: not "no such file"
+    with pytest.raises(WorkloadError, match="not a regular file: '/dev/null'"):
+        drive.replay("/dev/null")
     with pytest.raises(WorkloadError, match="speed: must be a finite number above 0"):
         (tmp_path / "one.csv").write_text("time_us,op,offset,length\n0,read,0,4096\n")
         drive.replay(tmp_path / "one.csv", speed=float("inf"))

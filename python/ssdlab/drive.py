@@ -453,7 +453,8 @@ class Drive:
         if Path(path).is_dir():
             raise workload_error("trace", f"is a folder, not a trace file: {str(path)!r}", path)
         if not Path(path).is_file():
-            raise workload_error("trace", f"no such file: {str(path)!r}", path)
+            what = "not a regular file" if Path(path).exists() else "no such file"  # /dev/null, a FIFO
+            raise workload_error("trace", f"{what}: {str(path)!r}", path)
         native, skipped, lines, late = self._drive.replay(
             os.fspath(path),
             format,
