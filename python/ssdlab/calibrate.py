@@ -301,11 +301,26 @@ def _saved_result(
     return body if isinstance(body, Mapping) and "headlines" in body else None
 
 
+def _parts(name: str) -> tuple[str, str, str]:
+    """A figure name's DRIVE, TABLE and KEY (``""`` for a part it lacks; the KEY keeps any dots of its own).
+
+    >>> _parts("me.cdm8.SEQ1M Q8T1 read MB/s"), _parts("me")
+    (('me', 'cdm8', 'SEQ1M Q8T1 read MB/s'), ('me', '', ''))
+    """
+    drive, table, key = [*name.split(".", 2), "", ""][:3]
+    return drive, table, key
+
+
+def _table_of(name: str) -> str:
+    """The ``DRIVE.TABLE`` of a figure ``DRIVE.TABLE.KEY`` (a saved result's key in :attr:`Plan.runs`)."""
+    return ".".join(name.split(".", 2)[:2])
+
+
 def _expand_saved(names: Sequence[str], published: Callable[[str], Mapping[str, Any] | None]) -> list[str]:
     """``names`` with each ``DRIVE.SUITE.*`` of a saved result of your own spelled out, a name a figure."""
     out = []
     for name in names:
-        drive, table, key = [*name.split(".", 2), "", ""][:3]
+        drive, table, key = _parts(name)
         saved = _saved_result(published, drive, table) if key == "*" else None
         out += [f"{drive}.{table}.{h}" for h in saved["headlines"]] if saved is not None else [name]
     return out
@@ -543,7 +558,7 @@ def evaluate(
     # the preset that published it (as the fill above is this config's, whichever drive's curve it meets).
     by_drive: dict[str, list[str]] = {}
     for name in published:
-        if not _is_fill(name) and ".".join(name.split(".", 2)[:2]) not in runs:
+        if not _is_fill(name) and _table_of(name) not in runs:
             drive, _, figure = name.partition(".")
             by_drive.setdefault(drive, []).append(figure)
     for drive, figures in by_drive.items():
@@ -564,7 +579,7 @@ def _saved_run_errors(
     measured = {h.name: h for h in suites.headline(suite.run(drive, options, None).to_dict())}
     out = {}
     for name, value in published.items():
-        h = measured.get(name.split(".", 2)[2])
+        h = measured.get(_parts(name)[2])
         model = None if h is None or h.value is None else float(h.value)
         err = math.inf if model is None else _relative(model, float(value))
         out[name] = FigureError(name, float(value), model, "" if h is None else h.unit, err)
@@ -598,7 +613,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _is_fill(name: str) -> bool:
-    _, table, key = [*name.split(".", 2), "", ""][:3]
+    _, table, key = _parts(name)
     return table == "fill" and key in FILL_KEYS
 
 
@@ -1021,7 +1036,7 @@ def _short_names(plan: Plan) -> list[str]:
     """
     out: list[str] = []
     for name in plan.figures:
-        table = ".".join(name.split(".", 2)[:2])
+        table = _table_of(name)
         whole = table in plan.runs and all(
             n in plan.figures for n in plan.published if n.startswith(table + ".")
         )
