@@ -3,17 +3,21 @@
 Most presets are built from hardware facts and family values (docs/model.md), and their figures are checked on
 data we do not have. Whatever a family value or the engine becomes, a twin must still behave like a drive:
 deeper queues never make random reads or writes slower, a sequential read never loses to 4 KiB random reads,
-nothing moves faster than its link's line rate, a family's larger members (more dies, same controller) are
-never slower than its smaller ones, sequential transfers draw more power and less energy per byte than QD1
-random reads. Each check names the preset and the figures that broke it.
+nothing moves faster than its link's line rate, a family's larger members (more of the same die, the same
+controller) are never slower than its smaller ones, sequential transfers draw more power and less energy per
+byte than QD1 random reads, and a sequential fill from empty fills the drive, moves nothing by GC (it
+overwrites nothing) and writes each byte at most twice (into the SLC cache, then folded out of it). Each check
+names the preset and the figures that broke it.
 
 Every drive is measured once (about 0.1 s of wall time a preset): 1 GiB written by 128 KiB sequential writes
 at QD32 and 5 s of idle, then on clones of that state 4 KiB random reads at QD1/4/32 and 128 KiB sequential
-reads at QD1/32; 4 KiB random writes at QD1/32 on a clone of the empty drive.
+reads at QD1/32; 4 KiB random writes at QD1/32 on a clone of the empty drive. The fills (slow-marked) take
+about 40 s for all presets.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,16 +26,18 @@ import pytest
 
 import ssdlab
 from ssdlab.presets import list_presets
+from ssdlab.suites.fill import FillResult, run_fill
 
 GIB = 1 << 30
 #: Raw line rate per lane, MB/s: PCIe 1-2 and SATA are 8b/10b; PCIe 3 (8 GT/s) and later 128b/130b.
 PCIE_LANE_MBPS = {1: 250.0, 2: 500.0, 3: 1000 * 128 / 130, 4: 2000 * 128 / 130, 5: 4000 * 128 / 130}
 SATA_MBPS = {1: 150.0, 2: 300.0, 3: 600.0}
-#: Families' members from the fewest dies to the most (same controller and NAND generation).
+#: Family members built from the same die, from the fewest dies to the most (same controller too). A larger
+#: die is another part, which may be slower (bg4-1tb's 512 Gbit dies, bg3-128gb's 256 Gbit ones): not listed.
 FAMILIES = {
-    "BG4": ["bg4-128gb", "bg4-256gb", "bg4-512gb", "bg4-1tb"],
-    "BG3": ["bg3-128gb", "bg3-256gb", "bg3-512gb"],
-    "SN500/SN520": ["sn520-128gb", "sn500-250gb"],
+    "BG4 (256 Gbit dies)": ["bg4-128gb", "bg4-256gb", "bg4-512gb"],
+    "BG3 (512 Gbit dies)": ["bg3-256gb", "bg3-512gb"],
+    "SN500/SN520 (256 Gbit dies)": ["sn520-128gb", "sn500-250gb"],
 }
 #: A deeper queue may lose this little to a shallower one (rounding of short runs), no more.
 SLACK = 0.98
@@ -158,3 +164,34 @@ def test_two_lanes_are_never_faster_than_four() -> None:
     assert x2.link_mbps == x4.link_mbps / 2
     assert x2.seq_read_mbps[32] <= x4.seq_read_mbps[32]
     assert x2.seq_write_mbps <= x4.seq_write_mbps
+
+
+@functools.cache
+def filled(preset: str) -> FillResult:
+    return run_fill(ssdlab.Drive.from_preset(preset))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p != "enterprise-tlc"])  # 960 GB, no SLC cache
+def test_a_sequential_fill_from_empty_writes_each_byte_at_most_twice(preset: str) -> None:
+    r = filled(preset)
+    c = r.counters
+    assert r.points[-1].host_bytes == r.capacity_bytes, f"{preset} stopped before full"
+    assert c["gc_page_moves"] == 0, f"{preset}: GC moved {c['gc_page_moves']:.0f} pages in a sequential fill"
+    assert 1.0 <= c["waf"] <= 2.05, f"{preset}: WAF {c['waf']:.3f} (SLC once, folded once, the map's share)"
+    fastest = max(r.mbps)
+    assert r.mbps[0] >= SLACK * fastest, f"{preset}: first GB {r.mbps[0]:.0f}, fastest {fastest:.0f} MB/s"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_larger_family_member_has_no_smaller_slc_cache_and_fills_no_slower(family: str) -> None:
+    fills = [(p, filled(p)) for p in FAMILIES[family]]
+    for (small, a), (large, b) in itertools.pairwise(fills):
+        assert b.cache_seen_bytes() >= SLACK * a.cache_seen_bytes(), (
+            f"{family}: SLC cache {large} {b.cache_seen_bytes() / 1e9:.1f} GB < {small} "
+            f"{a.cache_seen_bytes() / 1e9:.1f} GB"
+        )
+        assert b.average_mbps >= SLACK * a.average_mbps, (
+            f"{family}: fill average {large} {b.average_mbps:.0f} < {small} {a.average_mbps:.0f} MB/s"
+        )
