@@ -75,7 +75,7 @@ from ssdlab.result import REPORTED_PERCENTILES, Result
 from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
-from ssdlab.suites._common import scaled
+from ssdlab.suites._common import scaled, sub
 from ssdlab.target import IO_LOG_REFUSED, Target
 from ssdlab.workload import RW_NAMES, Workload
 
@@ -692,6 +692,55 @@ def replay(
     _print_result(res)
     if res.skipped_lines:
         stderr.print(f"skipped {res.skipped_lines:,} bad lines of {res.lines_read:,}")
+
+
+@app.command()
+def check(
+    drives: Annotated[
+        list[str] | None,
+        typer.Argument(help="Presets or drive TOML files to check (default: every built-in preset)."),
+    ] = None,
+    set_: SetOpt = None,
+    fill: Annotated[
+        bool, typer.Option(help="Include the whole-drive fill relation (1-6 s a drive, the slowest part).")
+    ] = True,
+    json_: JsonOpt = False,
+) -> None:
+    """Check that each drive behaves like a drive: the relations every real SSD keeps, whatever its figures
+    (deeper queues never slower, nothing past the link's line rate, a larger span or no HMB never faster, a
+    sequential fill writes each byte at most twice). Exits 1 if one does not hold."""
+    from ssdlab import relations
+
+    opened = [
+        open_drive(None, Path(d), set_) if d.endswith(".toml") else open_drive(d, None, set_)
+        for d in drives or list_presets()
+    ]  # every drive opens (or is refused by name) before any is measured
+    found: list[tuple[str, list[relations.Relation]]] = []
+    with _progress(not json_, "check") as progress:
+        for i, (arg, drive) in enumerate(zip(drives or list_presets(), opened, strict=True)):
+            part = sub(progress, i / len(opened), (i + 1) / len(opened))
+            found.append((arg, relations.check(drive, fill=fill, progress=part)))
+    ok = all(r.passed for _, rs in found for r in rs)
+    if json_:
+        doc = {
+            "passed": ok,
+            "drives": [{"drive": d, "relations": [r.to_dict() for r in rs]} for d, rs in found],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        for d, rs in found:
+            t = Table(title=f"{d}: relations every real SSD keeps", title_justify="left")
+            t.add_column("relation", overflow="fold", ratio=2)
+            t.add_column("holds")
+            t.add_column("measured", overflow="fold", ratio=3)
+            for r in rs:
+                t.add_row(r.name, "yes" if r.passed else "[red]NO[/red]", r.measured)
+            stdout.print(t)
+        held = sum(r.passed for _, rs in found for r in rs)
+        total = sum(len(rs) for _, rs in found)
+        stdout.print(f"{held} of {total} relations hold on {len(found)} drive(s)", markup=False)
+    if not ok:
+        raise typer.Exit(1)
 
 
 @app.command()
