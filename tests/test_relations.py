@@ -44,7 +44,7 @@ def _broken(found: list[relations.Relation]) -> list[str]:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_queue_depth_link_and_power_relations_hold(preset: str) -> None:
     found = relations.check(ssdlab.Drive.from_preset(preset), spans=False, fill=False)
-    assert len(found) == 5
+    assert len(found) == 6
     assert not _broken(found), (preset, _broken(found))
 
 
@@ -54,7 +54,7 @@ def test_span_hmb_and_fill_relations_hold(preset: str) -> None:
     drive = ssdlab.Drive.from_preset(preset)
     found = relations.check(drive)
     hmb = drive.config_value("controller.map_cache.location") == "hmb"
-    assert len(found) == 5 + 1 + hmb + 1
+    assert len(found) == 6 + 1 + hmb + 1
     assert not _broken(found), (preset, _broken(found))
 
 
@@ -136,12 +136,12 @@ def test_check_prints_each_relation_and_exits_0_when_all_hold(tmp_path: Path) ->
     assert out.returncode == 0, out.stderr
     assert "bg4-128gb: relations every real SSD keeps" in out.stdout
     assert f"{mine}: relations every real SSD keeps" in out.stdout
-    # bg4-128gb has an HMB (7 relations without the fill), the SN520 not (6)
-    assert "13 of 13 relations hold on 2 drive(s)" in out.stdout
+    # bg4-128gb has an HMB (8 relations without the fill), the SN520 not (7)
+    assert "15 of 15 relations hold on 2 drive(s)" in out.stdout
     doc = json.loads(ssdlab_check("sn520-128gb", "--no-fill", "--json", "--set", "nand.tR_us=[60.0]").stdout)
     assert doc["passed"] is True
     [drive] = doc["drives"]
-    assert drive["drive"] == "sn520-128gb" and len(drive["relations"]) == 6
+    assert drive["drive"] == "sn520-128gb" and len(drive["relations"]) == 7
     assert {"name", "passed", "measured"} <= set(drive["relations"][0])
 
 

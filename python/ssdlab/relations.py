@@ -3,18 +3,19 @@
 A published figure checks one number of one drive (:mod:`ssdlab.validate`). A relation holds for every drive,
 whatever its figures: deeper queues never make random reads or writes slower, a sequential read never loses to
 4 KiB random reads, nothing moves faster than the link's line rate, sequential transfers draw more power and
-less energy per byte than QD1 random reads, random reads over a larger span are never faster (the map cache
-covers less of it) nor faster without the host memory buffer than with it, and a sequential fill from empty
-fills the drive, moves nothing by GC (it overwrites nothing) and writes each byte at most twice (into the SLC
-cache, then folded out of it). A drive file of your own that breaks one has a value no drive has (or the
-model a bug).
+less energy per byte than QD1 random reads, an idle drive draws less than a busy one, random reads over a
+larger span are never faster (the map cache covers less of it) nor faster without the host memory buffer than
+with it, and a sequential fill from empty fills the drive, moves nothing by GC (it overwrites nothing) and
+writes each byte at most twice (into the SLC cache, then folded out of it). A drive file of your own that
+breaks one has a value no drive has (or the model a bug).
 
 ``ssdlab check [PRESET | FILE.toml ...]`` prints them; ``tests/test_relations.py`` holds every preset
 to them. Each check runs on new drives of the drive's config (the drive given is left as it is):
 
 - 1 GiB written by 128 KiB sequential writes at QD32 and 5 s of idle, then 4 KiB random reads at QD1/4/32
   (0.2 s each) and 128 KiB sequential reads at QD1/32 (512 MiB each); 4 KiB random writes at QD1/32 on the
-  empty drive (about 0.1 s of wall time in all);
+  empty drive; the written drive left idle until its background work is done, then for APST's deepest
+  state (about 0.1 s of wall time in all);
 - 4 KiB random reads over 1, 8 and 64 GiB (at most half the drive), written first, with the SLC cache off so
   that every byte comes from the native cells and the span changes only the map's part; again with the HMB
   withheld, for a drive that has one (1-2 s);
@@ -43,6 +44,7 @@ from dataclasses import asdict, dataclass
 from ssdlab.drive import Drive
 from ssdlab.suites._common import Progress
 from ssdlab.suites.fill import run_fill
+from ssdlab.suites.power import idle_power_mw
 from ssdlab.workload import Workload
 
 __all__ = [
@@ -100,6 +102,8 @@ class Measured:
     link_mbps: float
     qd1_read_w: float
     seq_read_w: float
+    #: Left idle (background work done, then APST and the link's low-power state), mW.
+    idle_mw: float
     qd1_read_uj_per_byte: float
     seq_read_uj_per_byte: float
 
@@ -152,6 +156,7 @@ def measure(drive: Drive) -> Measured:
         seq_read_w=sr[32].counters["avg_power_w"],
         qd1_read_uj_per_byte=rr[1].counters["energy_per_io_uj"] / 4096,
         seq_read_uj_per_byte=sr[32].counters["energy_per_io_uj"] / (128 << 10),
+        idle_mw=idle_power_mw(d.clone()),
     )
 
 
@@ -179,14 +184,14 @@ def _by(values: dict[int, float], unit: str) -> str:
 
 def judge(m: Measured) -> list[Relation]:
     """The relations :func:`measure`'s figures must keep (queue depths, sequential against random, the line
-    rate, power and energy).
+    rate, power and energy, idle power).
 
     Examples
     --------
     >>> from dataclasses import replace
     >>> m = measure(Drive.from_preset("sn520-128gb"))
     >>> [r.passed for r in judge(m)]
-    [True, True, True, True, True]
+    [True, True, True, True, True, True]
     >>> slower_at_depth = replace(m, rand_write_iops={1: 50_000.0, 32: 40_000.0})
     >>> [r.name for r in judge(slower_at_depth) if not r.passed]
     ['deeper queues never slow 4 KiB random writes']
@@ -216,6 +221,11 @@ def judge(m: Measured) -> list[Relation]:
             m.seq_read_w > m.qd1_read_w and m.seq_read_uj_per_byte < m.qd1_read_uj_per_byte / 4,
             f"128 KiB QD32 {m.seq_read_w:.2f} W, {m.seq_read_uj_per_byte * 1e3:.3f} nJ/B; 4 KiB QD1 "
             f"{m.qd1_read_w:.2f} W, {m.qd1_read_uj_per_byte * 1e3:.3f} nJ/B (under a quarter)",
+        ),
+        Relation(
+            "an idle drive draws less than a busy one",
+            m.idle_mw < 1e3 * m.qd1_read_w,
+            f"idle {m.idle_mw:,.1f} mW; 4 KiB QD1 reads {1e3 * m.qd1_read_w:,.0f} mW",
         ),
     ]
 
