@@ -178,6 +178,21 @@ def test_a_trim_workload_prints_its_trims_not_a_row_of_zeros() -> None:
     assert "│ total" not in out.stdout  # a total is of reads and writes, and there are none
 
 
+def test_run_on_a_drive_scaled_to_few_blocks_a_plane_says_its_gc_is_not_the_full_drives(
+    tmp_path: Path,
+) -> None:
+    args = ["--preset", "bg4-512gb", "--scale-capacity-gb", "8", "--suite", "cdm", "--test-size", "64m"]
+    out = ssdlab_cli("run", *args, "--runs", "1", "--duration", "50ms", "--out", "res", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0]
+    assert "Only 21 blocks a plane (the preset has 910)" in first and "unevenly across the dies" in first
+    # 16 GB keeps 35 a plane: no such caveat
+    out = ssdlab_cli(
+        "run", *args[:3], "16", *args[4:], "--runs", "1", "--duration", "50ms", "--out", "res", cwd=tmp_path
+    )
+    assert out.returncode == 0 and "blocks a plane" not in out.stdout.splitlines()[0]
+
+
 def test_run_cdm_writes_results_json(tmp_path: Path) -> None:
     args = ["--preset", "bg4-1tb", *SMALL, "--suite", "cdm", "--test-size", "64m", "--runs", "2"]
     out = ssdlab_cli(
