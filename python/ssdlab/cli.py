@@ -34,6 +34,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from typer._click.exceptions import BadOptionUsage, MissingParameter, NoArgsIsHelpError, NoSuchOption
@@ -711,15 +712,15 @@ def check(
     sequential fill writes each byte at most twice). Exits 1 if one does not hold."""
     from ssdlab import relations
 
+    names = drives or list_presets()
     opened = [
-        open_drive(None, Path(d), set_) if d.endswith(".toml") else open_drive(d, None, set_)
-        for d in drives or list_presets()
+        open_drive(None, Path(d), set_) if d.endswith(".toml") else open_drive(d, None, set_) for d in names
     ]  # every drive opens (or is refused by name) before any is measured
     found: list[tuple[str, list[relations.Relation]]] = []
     with _progress(not json_, "check") as progress:
-        for i, (arg, drive) in enumerate(zip(drives or list_presets(), opened, strict=True)):
-            part = sub(progress, i / len(opened), (i + 1) / len(opened))
-            found.append((arg, relations.check(drive, fill=fill, progress=part)))
+        for i, (name, drive) in enumerate(zip(names, opened, strict=True)):
+            part = sub(progress, i / len(names), (i + 1) / len(names))
+            found.append((name, relations.check(drive, fill=fill, progress=part)))
     ok = all(r.passed for _, rs in found for r in rs)
     if json_:
         doc = {
@@ -729,12 +730,12 @@ def check(
         print(json.dumps(doc, indent=2))
     else:
         for d, rs in found:
-            t = Table(title=f"{d}: relations every real SSD keeps", title_justify="left")
+            t = Table(title=f"{escape(d)}: relations every real SSD keeps", title_justify="left")
             t.add_column("relation", overflow="fold", ratio=2)
             t.add_column("holds")
             t.add_column("measured", overflow="fold", ratio=3)
             for r in rs:
-                t.add_row(r.name, "yes" if r.passed else "[red]NO[/red]", r.measured)
+                t.add_row(escape(r.name), "yes" if r.passed else "[red]NO[/red]", escape(r.measured))
             stdout.print(t)
         held = sum(r.passed for _, rs in found for r in rs)
         total = sum(len(rs) for _, rs in found)
