@@ -238,11 +238,28 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
     assert abs(levels[1].fill_start - f.cache_full_at()) <= f.gb(2), (summary(levels), f.cache_full_at())
     assert levels[1].mbps == pytest.approx(f.tlc, rel=0.01), summary(levels)
     assert abs(levels[2].fill_start - c["fold_whole_blocks_above_fill"]) <= f.gb(2), summary(levels)
-    assert levels[-1].fill_end == 1.0, summary(levels)
-    # Past the fold threshold every level is a folding level: the regime's speed wobbles (whole-block folds
-    # fall on the dies in varying phase), so it may split into several runs, all far below direct TLC.
-    assert all(lv.mbps < 0.6 * f.tlc for lv in levels[2:]), summary(levels)
+    # Past the fold threshold one level to the end, far below direct TLC.
+    assert len(levels) == 3 and levels[2].fill_end == 1.0, summary(levels)
+    assert levels[2].mbps < 0.6 * f.tlc, summary(levels)
     assert levels[0].mbps > 2 * levels[1].mbps
+
+
+def test_am610_whole_block_level_does_not_hang_on_which_die_the_budget_runs_out_on() -> None:
+    """The cache's budget runs out once every so many host units, a period that moves with the cache's
+    size, and the die the next host unit goes to moves with it. Whole-block folds take the cache's
+    emptiest block wherever it lies, so the level past the fold threshold follows the cache's size
+    smoothly. (When the fold went to the die the host wrote next, the AM610's level was 68 / 83 / 92 /
+    71 / 62 MB/s at these five sizes: folds bunched on one die or spread over all as the period fell.)"""
+    base = filled("am610-128gb").slc_cache["dynamic_fraction"]
+    last = []
+    for scale in (0.973, 0.987, 0.993, 1.0, 1.013):
+        drive = ssdlab.Drive.from_preset("am610-128gb", set={"ftl.slc_cache.dynamic_fraction": base * scale})
+        points = run_fill(drive).points
+        tail = points[int(0.75 * len(points)) : -2]  # past every threshold, short of the last units
+        last.append(sum(p.chunk_bytes for p in tail) / sum(p.elapsed_s for p in tail) / 1e6)
+    # the cache's size still moves the level a little (what each host byte costs in folding), smoothly
+    assert all(abs(b / a - 1) < 0.02 for a, b in itertools.pairwise(last)), [round(x, 1) for x in last]
+    assert max(last) / min(last) < 1.04, [round(x, 1) for x in last]
 
 
 # ---------------------------------------------------------------- BC501A: four of the five published levels
@@ -251,9 +268,18 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
 def test_bc501a_matches_the_cache_and_direct_tlc_segments() -> None:
     checks = filled("bc501a-128gb").checks("bc501a-128gb")
     assert len(checks) == 5 and all(c.points > 0 for c in checks)
-    assert checks[0].ok and checks[1].ok and checks[3].ok, [c.to_dict() for c in checks]
-    # Not checked: the interleaved level is slow (114 vs 140-200), and the 20 MB/s level past 85% is not an
-    # SLC-cache regime (docs/model.md, "Fill levels (BC501A)").
+    assert checks[0].ok and checks[1].ok, [c.to_dict() for c in checks]
+    # Not checked: the interleaved level (139 against 140 rising to 200); the last two below.
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="whole-block folding with a 2.5 MiB SRAM data buffer is 50 MB/s, every die waiting for each fold; "
+    "80 needs the folds overlapped with the host's writes (a ~64 MiB buffer) and 20 is no SLC-cache regime",
+)
+def test_bc501a_matches_its_whole_block_and_last_levels() -> None:
+    checks = filled("bc501a-128gb").checks("bc501a-128gb")
+    assert checks[3].ok or checks[4].ok, [c.to_dict() for c in checks]
 
 
 def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
@@ -275,7 +301,9 @@ def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
     assert cache == pytest.approx(f.slc, rel=0.035) and direct == pytest.approx(f.tlc, rel=0.035)
     overlapped = 1 / (1 / f.slc + 1 / f.tlc)
     assert 0.75 * overlapped < interleaved < overlapped
-    # Whole-block folding: above every die waiting while one folds (the write buffer lets the host go on
-    # writing to the other dies), below folding fully overlapped with the host's SLC writes; the regime
-    # wobbles as folds fall on the dies in varying phase, so it may split into several runs.
-    assert all(1 / (1 / f.slc + f.dies / f.tlc) < lv < overlapped for lv in whole), summary(levels)
+    # Whole-block folding: its 2.5 MiB data buffer holds the host's units for the folding die only for a
+    # few ms of its fold, so every die waits for each fold (the serial bound, less the map's checkpoints);
+    # the first GB of the regime, still emptying the interleaved level's backlog, lies between.
+    serial = 1 / (1 / f.slc + f.dies / f.tlc)
+    assert whole[-1] == pytest.approx(serial, rel=0.035), summary(levels)
+    assert all(0.965 * serial < lv < overlapped for lv in whole), summary(levels)

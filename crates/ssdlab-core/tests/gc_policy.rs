@@ -14,6 +14,8 @@ fn overwrite(policy: &str, window: &str) -> (f64, Vec<(&'static str, u64)>) {
             ("nand.blocks_per_plane", "40"),
             ("ftl.user_capacity_gb", "2.5"),
             ("ftl.slc_cache.static_gb", "0.2"),
+            // the GC policy alone: past the family's fill for whole-block folds, folds would pick victims too
+            ("ftl.slc_cache.fold_whole_blocks_above_fill", "1.0"),
             ("ftl.gc_policy", policy),
             ("ftl.gc_window_blocks", window),
         ],

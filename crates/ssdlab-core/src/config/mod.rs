@@ -415,7 +415,8 @@ pub enum PostCache {
 /// What host writes do once it is full is a firmware policy that may change with how full the drive is
 /// (fill = share of user capacity holding data): `post_cache` below `fold_above_fill`; from there on they
 /// keep going through SLC while the oldest SLC data is folded a program unit at a time between them; from
-/// `fold_whole_blocks_above_fill` on, a whole SLC block is folded at once and host writes wait behind it.
+/// `fold_whole_blocks_above_fill` on, a whole SLC block (the cache's emptiest, on whichever die) is folded
+/// at once and host writes wait behind it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlcCacheConfig {

@@ -643,8 +643,16 @@ impl Ftl {
         } else {
             0
         };
-        if quota > 0 && self.pool.free_on(die) > 0 {
-            self.fold_slc(die, quota, ops);
+        // A whole block is the cache's to give back, not this die's: the cache-wide victim is folded
+        // wherever it lies. (Folding on the die the host writes next tied the level to which die that was:
+        // bursts of folds on one die or spread over all, as the budget's period fell.)
+        let fold_die = if quota == u64::MAX && !self.slc.is_folding(die) {
+            self.pool.slc_victim_die().unwrap_or(die)
+        } else {
+            die
+        };
+        if quota > 0 && self.pool.free_on(fold_die) > 0 {
+            self.fold_slc(fold_die, quota, ops);
         }
         let block = match self.pool.host_block(die, mode) {
             Some(b) => b,

@@ -282,6 +282,21 @@ impl BlockPool {
             .min_by_key(|&b| (self.blocks[b as usize].valid, b))
     }
 
+    /// The die holding the cache's next SLC block to fold whole: the emptiest closed SLC block of any die,
+    /// the longest closed first (in a sequential fill every block is full, so folds go round the dies in
+    /// the order their blocks were written).
+    pub(super) fn slc_victim_die(&self) -> Option<u32> {
+        (0..self.geo.dies)
+            .filter(|&d| self.slc_closed[d as usize] > 0)
+            .flat_map(|d| self.die_blocks(d))
+            .filter(|&b| {
+                let i = &self.blocks[b as usize];
+                i.state == BlockState::Closed && i.mode == CellMode::Slc
+            })
+            .min_by_key(|&b| (self.blocks[b as usize].valid, self.blocks[b as usize].stamp, b))
+            .map(|b| self.geo.die_of_block(b))
+    }
+
     /// True if `die` has a closed SLC block to fold. An open SLC host block is closed for the purpose
     /// unless it is `filling` (a host program unit is being filled in it), so idle folding can empty the
     /// cache completely.
