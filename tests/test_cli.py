@@ -185,8 +185,8 @@ def test_run_on_a_drive_scaled_to_few_blocks_a_plane_says_its_gc_is_not_the_full
     out = ssdlab_cli("run", *args, "--runs", "1", "--duration", "50ms", "--out", "res", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0]
-    assert "Only 21 blocks a plane (the preset has 910)" in first and "unevenly across the dies" in first
-    # 16 GB keeps 35 a plane: no such caveat
+    assert "Only 22 blocks a plane (the preset has 974)" in first and "unevenly across the dies" in first
+    # 16 GB keeps 37 a plane: no such caveat
     out = ssdlab_cli(
         "run", *args[:3], "16", *args[4:], "--runs", "1", "--duration", "50ms", "--out", "res", cwd=tmp_path
     )

@@ -209,3 +209,27 @@ def test_the_readme_lists_every_preset() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([\w.-]+)` \|", readme, re.MULTILINE))
     assert set(list_presets()) <= listed, sorted(set(list_presets()) - listed)
+
+
+#: 3D dies of no real part (design studies), sized at their nominal block count.
+NOT_REAL_DIES = {"enterprise-tlc", "generic-tlc-dram"}
+
+
+@pytest.mark.parametrize("name", list_presets())
+def test_a_real_3d_die_carries_548_of_every_512_nominal_blocks(name: str) -> None:
+    """A die is over-provisioned on its own (docs/model.md, "Blocks beyond the nominal capacity"): every
+    real 3D die gets Micron's 548 blocks a plane for 512 nominal, the one public count, and says so where
+    it is set."""
+    nand = tomllib.loads(ssdlab.Drive.from_preset(name).config_toml())["nand"]
+    # the preset's own file first, then the family files it inherits
+    comments = [
+        c
+        for _, text in validate._chain(name)
+        for p, c in validate.commented_values(text)
+        if p == "nand.blocks_per_plane"
+    ]
+    if not nand["one_shot_program"] or name in NOT_REAL_DIES:
+        assert not any("548/512" in c for c in comments)
+        return
+    nominal = int(re.search(r"(\d+) nominal, and 548/512", comments[0])[1])  # type: ignore[index]
+    assert nand["blocks_per_plane"] == round(nominal * 548 / 512)

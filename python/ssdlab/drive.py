@@ -115,7 +115,7 @@ def scale_capacity(toml_text: str, capacity_gb: float) -> list[tuple[str, str]]:
     --------
     >>> from ssdlab.presets import read_preset, resolve_base
     >>> scale_capacity(read_preset("bg4-1tb"), 128)
-    [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '233'), ('ftl.slc_cache.static_gb', '0.125')]
+    [('ftl.user_capacity_gb', '128'), ('nand.blocks_per_plane', '249'), ('ftl.slc_cache.static_gb', '0.125')]
     """
     if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, (int, float)) or not capacity_gb > 0:
         shown = repr(capacity_gb) if isinstance(capacity_gb, str) else capacity_gb  # '16' is text, not 16
@@ -224,7 +224,7 @@ class Drive:
         Examples
         --------
         >>> small = Drive.from_preset("bg4-1tb", capacity_gb=128)   # same dies, 1/8 of the blocks
-        >>> small.capacity_bytes // 10**9, "blocks_per_plane = 233" in small.config_toml()
+        >>> small.capacity_bytes // 10**9, "blocks_per_plane = 249" in small.config_toml()
         (128, True)
         """
         text = read_preset(name)

@@ -488,8 +488,9 @@ def _known(counters: Mapping[str, Any]) -> bool:
 
 
 #: Blocks a plane under which a scaled-down drive's garbage collection runs unevenly across its dies (each die
-#: keeps only a few spare blocks): bg4-512gb scaled to 8 GB (21 a plane) moves 18 pages by GC per 4 KiB
-#: random write over a quarter of the drive, against 2.6 at 16 GB (35 a plane) and 2.5 at 64 GB (119).
+#: keeps only a few spare blocks): bg4-512gb scaled to 4 GB (14 a plane), filled, then 4 KiB random writes
+#: over a quarter of it (half its capacity written, QD32), moves 4.5 pages by GC per host page, against 0.9
+#: at 8 GB (22 a plane), 0.66 at 16 GB (37) and 0.63 at 64 GB (127).
 FEW_BLOCKS = 32
 
 
@@ -500,11 +501,11 @@ def scaled_note(ov: list[Override] | None) -> str:
     Examples
     --------
     >>> note = scaled_note([Override("ftl.user_capacity_gb", "512", "8"),
-    ...                     Override("nand.blocks_per_plane", "910", "21")])
+    ...                     Override("nand.blocks_per_plane", "974", "22")])
     >>> note.startswith("Scaled-down drive: 8 GB user capacity instead of the preset's 512 GB")
     True
     >>> note[note.index("Only"):note.index(":", note.index("Only"))]
-    'Only 21 blocks a plane (the preset has 910)'
+    'Only 22 blocks a plane (the preset has 974)'
     """
     if ov is None:
         return ""
