@@ -262,6 +262,26 @@ def test_am610_whole_block_level_does_not_hang_on_which_die_the_budget_runs_out_
     assert max(last) / min(last) < 1.04, [round(x, 1) for x in last]
 
 
+def test_am610_whole_block_level_rises_with_the_write_buffer_between_the_serial_and_overlapped_bounds() -> (
+    None
+):
+    """While a die folds a whole SLC block the host's units for it wait in the write buffer and those for the
+    other dies go on, until the buffer holds nothing else: a larger buffer lets more of each fold overlap the
+    host's writes, from every die waiting (the serial bound) toward none waiting (the overlapped one)."""
+    f = filled("am610-128gb")
+    folded = 1 + f.slc_cache["dynamic_fraction"] / 3  # the cache gives back this much a byte as it shrinks
+    serial = 1 / (1 / f.slc + folded * f.dies / f.tlc)
+    overlapped = 1 / (1 / f.slc + folded / f.tlc)
+    last = []
+    for mib in (4, 8, 16, 32):
+        drive = ssdlab.Drive.from_preset("am610-128gb", set={"controller.write_buffer_kib": mib * 1024})
+        points = run_fill(drive).points
+        tail = points[int(0.75 * len(points)) : -2]
+        last.append(sum(p.chunk_bytes for p in tail) / sum(p.elapsed_s for p in tail) / 1e6)
+    assert all(a < b for a, b in itertools.pairwise(last)), [round(x, 1) for x in last]
+    assert serial < last[0] and last[-1] < overlapped, ([round(x, 1) for x in last], serial, overlapped)
+
+
 # ---------------------------------------------------------------- BC501A: four of the five published levels
 
 
