@@ -33,7 +33,6 @@ IN_SAMPLE = _in_sample_figures()
 #: that brings one within 10% fails here until it is taken off the list.
 KNOWN_MISSES = {
     "am610-128gb:fill.curve[0.20-0.62]": "177 MB/s; 160 needs a ~2.33 ms TLC program (generation: 2.1)",
-    "bc501a-128gb:fill.curve[0.50-0.85]": "51 MB/s: every die waits for each fold; 80 needs a ~64 MiB buffer",
     "bc501a-128gb:fill.curve[0.85-1.00]": "20 MB/s looks throttled; the thermal model peaks at 51 C",
     "cl1-128gb:fill.fill_avg_MBps": "a 118 MB/s mean needs ~95 MB/s past the cache; facts give 136",
 }

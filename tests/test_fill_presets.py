@@ -273,7 +273,7 @@ def test_am610_whole_block_level_rises_with_the_write_buffer_between_the_serial_
     serial = 1 / (1 / f.slc + folded * f.dies / f.tlc)
     overlapped = 1 / (1 / f.slc + folded / f.tlc)
     last = []
-    for mib in (4, 8, 16, 32):
+    for mib in (2, 4, 8, 16):
         drive = ssdlab.Drive.from_preset("am610-128gb", set={"controller.write_buffer_kib": mib * 1024})
         points = run_fill(drive).points
         tail = points[int(0.75 * len(points)) : -2]
@@ -288,18 +288,9 @@ def test_am610_whole_block_level_rises_with_the_write_buffer_between_the_serial_
 def test_bc501a_matches_the_cache_and_direct_tlc_segments() -> None:
     checks = filled("bc501a-128gb").checks("bc501a-128gb")
     assert len(checks) == 5 and all(c.points > 0 for c in checks)
-    assert checks[0].ok and checks[1].ok, [c.to_dict() for c in checks]
-    # Not checked: the interleaved level (139 against 140 rising to 200); the last two below.
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="whole-block folding with a 2.5 MiB SRAM data buffer is 50 MB/s, every die waiting for each fold; "
-    "80 needs the folds overlapped with the host's writes (a ~64 MiB buffer) and 20 is no SLC-cache regime",
-)
-def test_bc501a_matches_its_whole_block_and_last_levels() -> None:
-    checks = filled("bc501a-128gb").checks("bc501a-128gb")
-    assert checks[3].ok or checks[4].ok, [c.to_dict() for c in checks]
+    assert checks[0].ok and checks[1].ok and checks[3].ok, [c.to_dict() for c in checks]
+    # Not checked: the interleaved level is slow (139 vs 140-200), and the 20 MB/s level past 85% is not an
+    # SLC-cache regime (docs/model.md, "Fill levels (BC501A)").
 
 
 def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
@@ -321,9 +312,6 @@ def test_bc501a_steps_down_where_its_fold_policy_changes() -> None:
     assert cache == pytest.approx(f.slc, rel=0.035) and direct == pytest.approx(f.tlc, rel=0.035)
     overlapped = 1 / (1 / f.slc + 1 / f.tlc)
     assert 0.75 * overlapped < interleaved < overlapped
-    # Whole-block folding: its 2.5 MiB data buffer holds the host's units for the folding die only for a
-    # few ms of its fold, so every die waits for each fold (the serial bound, less the map's checkpoints);
-    # the first GB of the regime, still emptying the interleaved level's backlog, lies between.
-    serial = 1 / (1 / f.slc + f.dies / f.tlc)
-    assert whole[-1] == pytest.approx(serial, rel=0.035), summary(levels)
-    assert all(0.965 * serial < lv < overlapped for lv in whole), summary(levels)
+    # Whole-block folding: above every die waiting while one folds (the write buffer lets the host go on
+    # writing to the other dies), below folding fully overlapped with the host's SLC writes.
+    assert all(1 / (1 / f.slc + f.dies / f.tlc) < lv < overlapped for lv in whole), summary(levels)

@@ -647,7 +647,8 @@ impl Ftl {
         // wherever it lies. (Folding on the die the host writes next tied the level to which die that was:
         // bursts of folds on one die or spread over all, as the budget's period fell.)
         let fold_die = if quota == u64::MAX && !self.slc.is_folding(die) {
-            self.pool.slc_victim_die().unwrap_or(die)
+            let victim = self.pool.slc_victim(0..self.geo.dies);
+            victim.map_or(die, |b| self.geo.die_of_block(b))
         } else {
             die
         };

@@ -98,7 +98,7 @@ impl Ftl {
                 let filling = self.host_units[die as usize].as_ref().map(|u| u.block);
                 if self.slc.idle_fold()
                     && self.pool.close_idle_slc_block(die, filling)
-                    && self.pool.slc_victim(die).is_some()
+                    && self.pool.slc_victim(die..die + 1).is_some()
                 {
                     self.fold_slc(die, unit, ops);
                     true
@@ -141,7 +141,7 @@ impl Ftl {
         let job = match self.slc.take_fold(die) {
             Some(job) => job,
             None => {
-                let Some(victim) = self.pool.slc_victim(die) else { return };
+                let Some(victim) = self.pool.slc_victim(die..die + 1) else { return };
                 self.start_job(victim)
             }
         };

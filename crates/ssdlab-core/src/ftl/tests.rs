@@ -324,3 +324,26 @@ fn gc_moves_every_valid_slot_of_a_block_with_units_flushed_part_filled() {
 fn gc_moves_every_valid_compressed_entry_of_a_block_with_units_flushed_part_filled() {
     gc_after_mid_block_flushes(true);
 }
+
+#[test]
+fn whole_block_folds_go_round_the_dies_in_the_order_their_blocks_were_written() {
+    // Whole-block folding from empty: every SLC block a sequential fill closes is full, so the cache's next
+    // block to fold is the longest closed, whichever die holds it, not the die the host writes next.
+    let mut ftl = small_ftl(Small { slc: true, fold_fills: (1.0, 0.0), op_pct: 60.0, ..Small::default() });
+    let geo = *ftl.geometry();
+    let mut ops = Vec::new();
+    for lpn in 0..ftl.user_lpns() {
+        ftl.write(lpn, 1, &mut ops).unwrap();
+    }
+    let mut folded: Vec<u32> = Vec::new(); // SLC blocks in the order their folds began
+    for op in &ops {
+        if let FlashOp::Read { block, mode: CellMode::Slc, .. } = *op {
+            if folded.last() != Some(&block) {
+                folded.push(block);
+            }
+        }
+    }
+    let dies: Vec<u32> = folded.iter().map(|&b| geo.die_of_block(b)).collect();
+    assert!(dies.len() >= 3 * geo.dies as usize, "{} folds", dies.len());
+    assert!(dies.windows(2).all(|w| w[1] == (w[0] + 1) % geo.dies), "folds in turn: {dies:?}");
+}

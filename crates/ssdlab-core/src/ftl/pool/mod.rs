@@ -269,29 +269,19 @@ impl BlockPool {
             .unwrap_or((cur + 1) % dies)
     }
 
-    /// The closed SLC blocks of `dies` (folding candidates).
-    fn closed_slc(&self, dies: Range<u32>) -> impl Iterator<Item = u32> + '_ {
-        dies.filter(|&d| self.slc_closed[d as usize] > 0).flat_map(|d| self.die_blocks(d)).filter(|&b| {
-            let i = &self.blocks[b as usize];
-            i.state == BlockState::Closed && i.mode == CellMode::Slc
-        })
-    }
-
-    /// The closed SLC block on `die` with the least valid data (the next to fold).
-    pub(super) fn slc_victim(&self, die: u32) -> Option<u32> {
-        self.closed_slc(die..die + 1).min_by_key(|&b| (self.blocks[b as usize].valid, b))
-    }
-
-    /// The die holding the cache's next SLC block to fold whole: the emptiest closed SLC block of any die,
-    /// the longest closed first (in a sequential fill every block is full, so folds go round the dies in
-    /// the order their blocks were written).
-    pub(super) fn slc_victim_die(&self) -> Option<u32> {
-        self.closed_slc(0..self.geo.dies)
+    /// The next SLC block to fold among those of `dies`: the closed one with the least valid data, the
+    /// longest closed first among equals (in a sequential fill every block is full: oldest data first).
+    pub(super) fn slc_victim(&self, dies: Range<u32>) -> Option<u32> {
+        dies.filter(|&d| self.slc_closed[d as usize] > 0)
+            .flat_map(|d| self.die_blocks(d))
+            .filter(|&b| {
+                let i = &self.blocks[b as usize];
+                i.state == BlockState::Closed && i.mode == CellMode::Slc
+            })
             .min_by_key(|&b| {
                 let i = &self.blocks[b as usize];
                 (i.valid, i.stamp, b)
             })
-            .map(|b| self.geo.die_of_block(b))
     }
 
     /// True if `die` has a closed SLC block to fold. An open SLC host block is closed for the purpose
