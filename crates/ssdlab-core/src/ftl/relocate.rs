@@ -135,8 +135,8 @@ impl Ftl {
     }
 
     /// Post-cache folding on `die`: move about `quota` slots (whole SLC pages) of the SLC block being
-    /// folded there into native blocks, taking the die's emptiest closed SLC block when none is under way
-    /// (`u64::MAX`: finish the block).
+    /// folded there into native blocks, taking the die's next SLC block to fold (`BlockPool::slc_victim`)
+    /// when none is under way (`u64::MAX`: finish the block).
     pub(super) fn fold_slc(&mut self, die: u32, quota: u64, ops: &mut Vec<FlashOp>) {
         let job = match self.slc.take_fold(die) {
             Some(job) => job,
