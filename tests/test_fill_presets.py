@@ -244,6 +244,13 @@ def test_am610_levels_change_where_the_cache_budget_and_fold_policy_put_them() -
     assert levels[0].mbps > 2 * levels[1].mbps
 
 
+def am610_last_level(overrides: dict[str, float]) -> float:
+    """MB/s of the AM610's fill with ``overrides`` from 75% full (past every threshold) to its last units."""
+    points = run_fill(ssdlab.Drive.from_preset("am610-128gb", set=overrides)).points
+    tail = points[int(0.75 * len(points)) : -2]
+    return sum(p.chunk_bytes for p in tail) / sum(p.elapsed_s for p in tail) / 1e6
+
+
 def test_am610_whole_block_level_does_not_hang_on_which_die_the_budget_runs_out_on() -> None:
     """The cache's budget runs out once every so many host units, a period that moves with the cache's
     size, and the die the next host unit goes to moves with it. Whole-block folds take the cache's
@@ -251,12 +258,8 @@ def test_am610_whole_block_level_does_not_hang_on_which_die_the_budget_runs_out_
     smoothly. (When the fold went to the die the host wrote next, the AM610's level was 68 / 83 / 92 /
     71 / 62 MB/s at these five sizes: folds bunched on one die or spread over all as the period fell.)"""
     base = filled("am610-128gb").slc_cache["dynamic_fraction"]
-    last = []
-    for scale in (0.973, 0.987, 0.993, 1.0, 1.013):
-        drive = ssdlab.Drive.from_preset("am610-128gb", set={"ftl.slc_cache.dynamic_fraction": base * scale})
-        points = run_fill(drive).points
-        tail = points[int(0.75 * len(points)) : -2]  # past every threshold, short of the last units
-        last.append(sum(p.chunk_bytes for p in tail) / sum(p.elapsed_s for p in tail) / 1e6)
+    scales = (0.973, 0.987, 0.993, 1.0, 1.013)
+    last = [am610_last_level({"ftl.slc_cache.dynamic_fraction": base * x}) for x in scales]
     # the cache's size still moves the level a little (what each host byte costs in folding), smoothly
     assert all(abs(b / a - 1) < 0.02 for a, b in itertools.pairwise(last)), [round(x, 1) for x in last]
     assert max(last) / min(last) < 1.04, [round(x, 1) for x in last]
@@ -272,12 +275,7 @@ def test_am610_whole_block_level_rises_with_the_write_buffer_between_the_serial_
     folded = 1 + f.slc_cache["dynamic_fraction"] / 3  # the cache gives back this much a byte as it shrinks
     serial = 1 / (1 / f.slc + folded * f.dies / f.tlc)
     overlapped = 1 / (1 / f.slc + folded / f.tlc)
-    last = []
-    for mib in (2, 4, 8, 16):
-        drive = ssdlab.Drive.from_preset("am610-128gb", set={"controller.write_buffer_kib": mib * 1024})
-        points = run_fill(drive).points
-        tail = points[int(0.75 * len(points)) : -2]
-        last.append(sum(p.chunk_bytes for p in tail) / sum(p.elapsed_s for p in tail) / 1e6)
+    last = [am610_last_level({"controller.write_buffer_kib": mib * 1024}) for mib in (2, 4, 8, 16)]
     assert all(a < b for a, b in itertools.pairwise(last)), [round(x, 1) for x in last]
     assert serial < last[0] and last[-1] < overlapped, ([round(x, 1) for x in last], serial, overlapped)
 
