@@ -137,19 +137,17 @@ def configurations() -> tuple[list[Config], list[str]]:
             Config("power-loss protection on", {"controller.write_path.power_loss_protection": True})
         )
     # Suspension: the opposite of the preset's setting (on, if the preset has no such section).
-    # (Suspension schedules whole dies: plane reads go off with it.)
     suspend = not bool(config_value(base, "nand.suspension.enabled"))
-    no_plane_reads = {"nand.independent_plane_read": False} if suspend else {}
     candidates.append(
-        Config(
-            f"suspension {'on' if suspend else 'off'}", {"nand.suspension.enabled": suspend, **no_plane_reads}
-        )
+        Config(f"suspension {'on' if suspend else 'off'}", {"nand.suspension.enabled": suspend})
     )
+    if not config_value(base, "nand.suspension.read_priority"):
+        candidates.append(Config("read priority on", {"nand.suspension.read_priority": True}))
     if suspend:
         candidates.append(
             Config(
                 "suspension + read priority on",
-                {"nand.suspension.enabled": True, "nand.suspension.read_priority": True, **no_plane_reads},
+                {"nand.suspension.enabled": True, "nand.suspension.read_priority": True},
             )
         )
     # Read retry on blocks already 2000 P/E cycles old (the preset has it off, on a new drive).

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::nand::{CellMode, Nand};
-use ssdlab_core::{DriveConfig, Rw, Workload};
+use ssdlab_core::{Rw, Workload};
 
 #[test]
 fn reads_on_two_planes_of_one_die_sense_together() {
@@ -87,12 +87,98 @@ fn plane_reads_lift_random_read_iops_of_a_four_die_drive() {
     assert!(two > 1.5 * one && two < 2.0 * one, "one read a die {one:.0}, plane reads {two:.0}");
 }
 
+/// bg4-128gb's NAND with plane reads and these `[nand.suspension]` switches, at typical timings.
+fn tracked(enabled: bool, priority: bool) -> ssdlab_core::config::NandConfig {
+    let mut c = bg4_128gb_nand(true);
+    (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
+    (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
+    c
+}
+
 #[test]
-fn plane_reads_with_suspension_are_a_config_error() {
-    let o = vec![
-        ("nand.independent_plane_read".to_string(), "true".to_string()),
-        ("nand.suspension.enabled".to_string(), "true".to_string()),
-    ];
-    let err = DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap_err().to_string();
-    assert!(err.contains("nand.independent_plane_read"), "{err}");
+fn with_read_priority_planes_still_sense_together() {
+    let c = tracked(false, true);
+    let mut n = Nand::new(&c, 4096);
+    let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
+    let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
+    assert_eq!(a, sense_ns(&c) + bus_ns(&c, 4096));
+    assert_eq!(b, a + bus_ns(&c, 4096));
+}
+
+#[test]
+fn with_read_priority_a_plane_read_goes_ahead_of_queued_work_only() {
+    // Two erases booked back to back on die 0: a read arriving during the first waits for it (no
+    // suspension) but not for the second, which moves back by the read's die time.
+    let c = tracked(false, true);
+    let mut n = Nand::new(&c, 4096);
+    let first = n.erase(0, 0);
+    let second = n.erase(0, 0);
+    let got = n.read_suspending(0, first - 100_000, 9, CellMode::Native, 0b01, 4096);
+    let held = sense_ns(&c) + if c.cache_read { 0 } else { bus_ns(&c, 4096) };
+    assert_eq!(got, first + sense_ns(&c) + bus_ns(&c, 4096));
+    assert_eq!(n.die_free_at(0), second + held);
+    assert_eq!((n.counters.reads_waited_program_erase, n.counters.reads_prioritised), (1, 0));
+    // a read arriving while the die is idle before queued work goes ahead of it all
+    let third = n.erase(1, 2 * second);
+    let got = n.read_suspending(1, 2 * second - 100_000, 9, CellMode::Native, 0b01, 4096);
+    assert_eq!(got, 2 * second - 100_000 + sense_ns(&c) + bus_ns(&c, 4096));
+    assert_eq!(n.die_free_at(1), third);
+    // without read priority the read waits for the second erase as well
+    let c = tracked(false, false);
+    let mut n = Nand::new(&c, 4096);
+    n.erase(0, 0);
+    let second = n.erase(0, 0);
+    let got = n.read_suspending(0, first - 100_000, 9, CellMode::Native, 0b01, 4096);
+    assert_eq!(got, second + sense_ns(&c) + bus_ns(&c, 4096));
+}
+
+#[test]
+fn with_suspension_a_plane_read_suspends_a_running_program() {
+    let c = tracked(true, true);
+    let mut n = Nand::new(&c, 4096);
+    let unit = u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096;
+    let done = n.program(0, 0, 0, CellMode::Native, unit);
+    let at = done - 500_000;
+    let got = n.read_suspending(0, at, 9, CellMode::Native, 0b10, 4096);
+    assert_eq!(got - at, us_to_ns(c.suspension.tSUSP_program_us) + sense_ns(&c) + bus_ns(&c, 4096));
+    assert_eq!(n.counters.program_suspensions, 1);
+    // a read on the other plane right behind it waits for the suspending read's plane booking only
+    // if on the same plane; on plane 0 it goes once the die is back from the suspension's read
+    let next = n.read_suspending(0, at, 3, CellMode::Native, 0b01, 4096);
+    assert!(next > at && next < done, "{next} against the program's end {done}");
+}
+
+#[test]
+fn plane_reads_combine_with_suspension_in_a_drive() {
+    // A small bg4-128gb with suspension and read priority on, and its plane reads: a read-write mix runs,
+    // reads suspend programs, and pure random reads keep the plane reads' speed.
+    fn set(on: &str) -> [(&str, &str); 3] {
+        [
+            ("nand.suspension.enabled", on),
+            ("nand.suspension.read_priority", on),
+            ("ftl.user_capacity_gb", "8"),
+        ]
+    }
+    let randread = Workload {
+        rw: Rw::RandRead,
+        bs: 4096,
+        iodepth: 32,
+        size: 1 << 30,
+        runtime_ns: SEC / 5,
+        time_based: true,
+        ..Workload::default()
+    };
+    let iops = |on: &str| {
+        let mut d = drive("bg4-128gb", &set(on));
+        fill(&mut d, 1 << 30);
+        run(&mut d, randread.clone()).iops()
+    };
+    let (off, on) = (iops("false"), iops("true"));
+    assert!((on / off - 1.0).abs() < 0.02, "random reads {off:.0} IOPS plain, {on:.0} with suspension");
+    let mut d = drive("bg4-128gb", &set("true"));
+    fill(&mut d, 1 << 30);
+    let mix = Workload { rw: Rw::RandRw, rwmixread: 50, iodepth: 8, ..randread };
+    let r = run(&mut d, mix);
+    assert!(r.iops() > 0.0);
+    assert!(r.counters[ssdlab_core::Counter::nand_program_suspensions] > 0.0);
 }

@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +41,7 @@ from rich.table import Table
 from ssdlab import reference
 from ssdlab._core import version as ssdlab_version
 from ssdlab.counters import Counters, delta
-from ssdlab.drive import Drive, config_value
+from ssdlab.drive import Drive
 from ssdlab.errors import workload_error
 from ssdlab.suites import Headline, Suite, SuiteOptions, register
 from ssdlab.suites._common import Progress, number, result_doc, run_seed
@@ -217,9 +216,8 @@ def run_dbmix(
     """Run the database mix on ``drive``'s config with suspension off and on.
 
     ``drive`` itself is left alone: two drives are built from its full config (with
-    ``nand.suspension.enabled`` false and true), preconditioned, and each case runs on a clone.
-    Suspension schedules whole dies, so a drive with independent plane reads runs both halves without
-    them: the two differ in suspension alone.
+    ``nand.suspension.enabled`` false and true), preconditioned, and each case runs on a clone: the
+    two differ in suspension alone.
 
     Parameters
     ----------
@@ -244,7 +242,6 @@ def run_dbmix(
     if runtime_ns <= 0:
         raise workload_error("runtime", "must be above 0", runtime)
     text = drive.config_toml()
-    whole_dies = {"nand.independent_plane_read": False} if _plane_reads(text) else {}
     total = 2 * (1 + len(names))
     done = 0
 
@@ -256,7 +253,7 @@ def run_dbmix(
     for susp in (False, True):
         label = "on" if susp else "off"
         tick(f"preconditioning (suspension {label})")
-        base = Drive.from_toml_str(text, set={"nand.suspension.enabled": susp, **whole_dies})
+        base = Drive.from_toml_str(text, set={"nand.suspension.enabled": susp})
         _precondition(base, random_fraction, seed)
         done += 1
         for name in names:
@@ -337,8 +334,3 @@ register(
         "drive",
     )
 )
-
-
-def _plane_reads(config_toml: str) -> bool:
-    """Whether a drive's config turns on independent plane reads."""
-    return bool(config_value(tomllib.loads(config_toml), "nand.independent_plane_read"))

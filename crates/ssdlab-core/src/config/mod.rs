@@ -553,7 +553,8 @@ pub struct NandConfig {
     /// Independent plane reads: a single-plane host read may sense on one plane while another plane of
     /// the same die senses a different page (each plane with its own page address, as multi-plane read
     /// with independent addresses allows). Programs, erases and multi-plane reads still take every plane.
-    /// Off by default; not with `[nand.suspension]` (whose per-die operation list it would bypass).
+    /// Off by default. With `[nand.suspension]` a plane read waits for the operation running on its die
+    /// (or suspends it, taking the whole die) and, with read priority, goes ahead of the work queued there.
     #[serde(default)]
     pub independent_plane_read: bool,
     /// Channel bus rate in mega-transfers per second, 8 bits per transfer.

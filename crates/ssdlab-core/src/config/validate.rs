@@ -318,13 +318,6 @@ impl DriveConfig {
         c.range_u("nand.command_overhead_ns", n.command_overhead_ns, 0, 100_000);
         c.range_u("nand.bus_mts", n.bus_mts.into(), 10, 10_000);
         let s = &n.suspension;
-        c.check(
-            !(n.independent_plane_read && (s.enabled || s.read_priority)),
-            "nand.independent_plane_read",
-            "must be false while nand.suspension.enabled or read_priority is true (plane reads are not \
-             scheduled around suspended operations)",
-            n.independent_plane_read,
-        );
         c.range_f("nand.suspension.tSUSP_program_us", s.tSUSP_program_us, 0.0, 10_000.0);
         c.range_f("nand.suspension.tSUSP_erase_us", s.tSUSP_erase_us, 0.0, 10_000.0);
         c.range_f("nand.suspension.resume_overhead_us", s.resume_overhead_us, 0.0, 10_000.0);

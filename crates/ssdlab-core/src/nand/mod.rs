@@ -232,7 +232,8 @@ pub struct Nand {
     /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
     stretch_permille: u64,
     /// With `independent_plane_read`: each plane's (die-major) single-plane reads, with gaps, so a read
-    /// booked for later (behind a map-page read) does not hold up one that can go now; empty without it.
+    /// booked for later (behind a map-page read) does not hold up one that can go now (with suspension or
+    /// read priority, every host read on the plane); empty without it.
     plane_free: Vec<GapTimeline>,
     /// With `independent_plane_read`: when each die's last whole-die operation (program, erase,
     /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
@@ -254,8 +255,8 @@ impl Nand {
     pub fn new_seeded(c: &NandConfig, slot_bytes: u32, seed: u64) -> Self {
         let geo = Geometry::new(c, slot_bytes);
         let policy = Policy::new(&c.suspension);
-        // validation rules out plane reads with suspension; a single-plane die has nothing to overlap
-        let plane_reads = c.independent_plane_read && !policy.tracks() && geo.planes > 1;
+        // a single-plane die has nothing to overlap
+        let plane_reads = c.independent_plane_read && geo.planes > 1;
         let registers =
             if policy.tracks() { Vec::new() } else { vec![None; (geo.dies * geo.planes) as usize] };
         Nand {
@@ -455,9 +456,12 @@ impl Nand {
                 end
             }
         } else {
-            let tl = &mut self.dies[d];
-            let (sensed, outcome) =
-                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
+            let (sensed, outcome) = if self.plane_free.is_empty() {
+                let tl = &mut self.dies[d];
+                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns)
+            } else {
+                self.sense_tracked(d, planes_mask, ready, dur)
+            };
             let c = &mut self.counters;
             match outcome {
                 ReadOutcome::Plain => {}
@@ -468,6 +472,50 @@ impl Nand {
             }
             sensed
         }
+    }
+
+    /// A host read's sensing with `[nand.suspension]` on and `independent_plane_read`: a single-plane read
+    /// that does not suspend anything senses on its own plane's timeline, after the operation running on
+    /// the die and, with read priority, ahead of the work queued there (which moves back), without it after
+    /// all of it. A read that suspends a program or erase, and a multi-plane read, take the whole die by
+    /// its operation list, after the reads booked on their planes.
+    fn sense_tracked(&mut self, d: usize, planes_mask: u32, ready: Ns, dur: Ns) -> (Ns, ReadOutcome) {
+        let running = self.die_ops[d].running_at(&self.policy, ready);
+        let first = d * self.geo.planes as usize;
+        let planes: Vec<usize> = (0..self.geo.planes as usize)
+            .filter(|p| planes_mask & (1 << p) != 0)
+            .map(|p| first + p)
+            .collect();
+        let tl = &mut self.dies[d];
+        if planes.len() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
+            let after_planes = planes.iter().map(|&p| self.plane_free[p].end()).max().unwrap_or(0);
+            let ready = ready.max(after_planes);
+            let (sensed, outcome) =
+                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
+            for &p in &planes {
+                self.plane_free[p].reserve(sensed - dur, dur);
+            }
+            return (sensed, outcome);
+        }
+        let prio = self.policy.read_priority;
+        let from = match running {
+            Some((_, end, _)) if prio => end,
+            _ if prio => ready,
+            _ => self.die_ops[d].last_end().max(ready),
+        };
+        let (start, end) = self.plane_free[planes[0]].reserve(from, dur);
+        let before = tl.free_at;
+        let moved =
+            if prio { self.die_ops[d].put_ahead_of_queued(ready, (start, end), &mut tl.free_at) } else { 0 };
+        // the die's work grows by what moved back, or by the part past its end
+        tl.busy_ns += moved + end.saturating_sub(start.max(before));
+        tl.free_at = tl.free_at.max(end);
+        let outcome = match running {
+            Some((OpKind::Program | OpKind::Erase, _, _)) => ReadOutcome::WaitedProgramErase,
+            _ if moved > 0 => ReadOutcome::Prioritised,
+            _ => ReadOutcome::Plain,
+        };
+        (end, outcome)
     }
 
     /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation, in

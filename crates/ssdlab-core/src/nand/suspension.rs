@@ -209,6 +209,40 @@ impl DieOps {
         *free_at = (*free_at).max(not_before);
     }
 
+    /// The operation running at `t` (dropping those finished by then): its kind, end, and whether
+    /// it may be suspended for a host read under `p` (a program or erase below the cap; without read
+    /// priority only when nothing is queued behind it).
+    pub fn running_at(&mut self, p: &Policy, t: Ns) -> Option<(OpKind, Ns, bool)> {
+        while self.ops.front().is_some_and(|o| o.end <= t) {
+            self.ops.pop_front();
+        }
+        let cur = *self.ops.front().filter(|o| o.start <= t)?;
+        let long = matches!(cur.kind, OpKind::Program | OpKind::Erase);
+        let suspendable =
+            long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops.len() == 1);
+        Some((cur.kind, cur.end, suspendable))
+    }
+
+    /// When the die's last operation ends (0 if none is kept).
+    pub fn last_end(&self) -> Ns {
+        self.ops.back().map_or(0, |o| o.end)
+    }
+
+    /// A plane read booked at `read` (start, end) for a host read that arrived at `t` goes ahead of the
+    /// work queued then (operations not yet started) that it meets: that work moves back to start no
+    /// earlier than the read's end. Returns how far it moved.
+    pub fn put_ahead_of_queued(&mut self, t: Ns, read: (Ns, Ns), free_at: &mut Ns) -> Ns {
+        // Host reads booked on the die (multi-plane, or one that suspended a program) keep their place:
+        // the plane read is on another plane.
+        let meets = |o: &Op| o.start > t && o.end > read.0 && o.kind != OpKind::HostRead;
+        let Some(i) = self.ops.iter().position(meets) else {
+            return 0;
+        };
+        let delta = read.1.saturating_sub(self.ops[i].start);
+        self.shift_from(i, read.1, free_at);
+        delta
+    }
+
     fn append(&mut self, start: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
         if self.ops.len() >= KEEP {
             self.ops.pop_front();
