@@ -536,7 +536,7 @@ def findings(
             f"{' / '.join(flat)}: the mix's maximum read latency stays at {worst / 1e3:.1f} ms "
             f"(baseline {base['mix max us'] / 1e3:.1f} ms). Suspension only interrupts the program or erase "
             "running when a read arrives; a read behind a queue of paced-GC work on its die still waits for "
-            "the queue. With read priority as well, reads go ahead of queued work (next row)."
+            "the queue. With read priority as well, reads go ahead of queued work (the rows after it)."
         )
     odd = [
         n
