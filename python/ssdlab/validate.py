@@ -42,6 +42,7 @@ import itertools
 import multiprocessing
 import os
 import re
+import statistics
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -973,23 +974,31 @@ _DB = {
     "max_lat_us_suspend": ("max_us", True),
 }
 
+#: Workload seeds of the database mix's runs: a figure is the median over them. A maximum latency is one
+#: event in a minute, and which read meets which erase moves with every change of timing: one run's
+#: maximum spread 1.9-3.6 ms over nine seeds (2r1w, 2 threads, suspension on) where the median holds.
+DB_SEEDS = (1, 2, 3, 4, 5)
+
 
 @method("db_test")
 def _db_test(fig: Figure, ctx: Context) -> Measured:
     runtime = "0.5s" if ctx.quick else "60s"
     cap = 60.0 if ctx.quick else 120.0
-    res: _dbmix.DbmixResult = ctx.once(
-        "dbmix", lambda: _dbmix.run_dbmix(ctx.drive(capacity_gb=cap), runtime=runtime)
+    seeds = DB_SEEDS[:1] if ctx.quick else DB_SEEDS
+    runs: list[_dbmix.DbmixResult] = ctx.once(
+        "dbmix",
+        lambda: [_dbmix.run_dbmix(ctx.drive(capacity_gb=cap), runtime=runtime, seed=s) for s in seeds],
     )
     case, rw = fig.part.split(" ")
     field_, susp = _DB[fig.key]
-    value = getattr(res.row(case, susp), f"{rw}_{field_}")
+    value = statistics.median(getattr(r.row(case, susp), f"{rw}_{field_}") for r in runs)
     unit = "us" if "lat" in fig.key else "IOPS"
     if fig.key == "KBps":
         value, unit = value * 4, "KiB/s"
     # Scaled: the figure depends on the GC rate per die (the same dies, blocks and OP), not on capacity.
     how = (
         f"dbmix (fio, published rate), {runtime}, suspension {'on' if susp else 'off'}, scaled to {cap:g} GB"
+        + (f", median of {len(seeds)} runs" if len(seeds) > 1 else "")
     )
     if (fig.table, fig.key) in BY_CONSTRUCTION:  # the rate fio runs at is the table's
         return Measured(value, unit, how, note="the test runs at the published rate", in_sample=True)

@@ -73,13 +73,41 @@ fn with_plane_reads_each_plane_keeps_its_own_register() {
 }
 
 #[test]
+fn with_suspension_or_read_priority_the_register_holds_as_without() {
+    for plane_reads in [false, true] {
+        for (enabled, priority) in [(true, false), (false, true), (true, true)] {
+            let mut c = bg4_128gb_nand(plane_reads);
+            (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
+            (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
+            let how = format!("plane reads {plane_reads}, suspension {enabled}, priority {priority}");
+            let mut n = Nand::new(&c, 4096);
+            let a = n.host_read(0, 0, 7, 3, CellMode::Native, 0b01, 4096);
+            let b = n.host_read(0, 0, 7, 3, CellMode::Native, 0b01, 4096);
+            assert_eq!(b, a + c.command_overhead_ns + bus_ns(&c, 4096), "{how}");
+            // work booked after the sense (here an erase) overwrites the register, wherever reads go
+            n.erase(0, 0);
+            n.host_read(0, 0, 7, 3, CellMode::Native, 0b01, 4096);
+            assert_eq!((n.counters.register_hits, n.counters.pages_read), (1, 2), "{how}");
+        }
+    }
+}
+
+#[test]
 fn small_sequential_reads_sense_each_page_once() {
-    // 4 KiB sequential reads at QD4 of data in SLC: four reads a 16 KiB page, one sense a page.
-    let mut d = drive("bg4-128gb", &[]);
-    let size = 64 << 20;
-    fill(&mut d, size);
-    let r = run(&mut d, Workload { rw: Rw::Read, bs: 4096, iodepth: 4, size, ..Workload::default() });
-    let (pages, hits) = (r.counters[C::nand_pages_read], r.counters[C::nand_register_hits]);
-    assert_eq!(pages, (size / (16 << 10)) as f64, "one sense a 16 KiB page");
-    assert_eq!(hits, (size / 4096) as f64 - pages);
+    // 4 KiB sequential reads at QD4 of data in SLC: four reads a 16 KiB page, one sense a page; the same
+    // with suspension or read priority on (the die's work is then tracked operation by operation).
+    for on in ["false", "true"] {
+        let mut d =
+            drive("bg4-128gb", &[("nand.suspension.enabled", on), ("nand.suspension.read_priority", on)]);
+        let size = 64 << 20;
+        fill(&mut d, size);
+        // the fill's last programs finish first (a read that suspended one would find its register
+        // overwritten by the program's rest), and no background work starts yet (50 ms)
+        d.idle(SEC / 50);
+        let r = run(&mut d, Workload { rw: Rw::Read, bs: 4096, iodepth: 4, size, ..Workload::default() });
+        assert_eq!(r.counters[C::nand_program_suspensions], 0.0);
+        let (pages, hits) = (r.counters[C::nand_pages_read], r.counters[C::nand_register_hits]);
+        assert_eq!(pages, (size / (16 << 10)) as f64, "one sense a 16 KiB page (suspension {on})");
+        assert_eq!(hits, (size / 4096) as f64 - pages);
+    }
 }

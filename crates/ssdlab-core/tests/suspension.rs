@@ -130,6 +130,28 @@ fn with_read_priority_a_read_goes_ahead_of_queued_work() {
 }
 
 #[test]
+fn with_read_priority_a_read_never_moves_a_host_read_already_booked() {
+    // A host read booked 500 us ahead (its map page is being read) has its time: a read ready now takes
+    // the gap before it if it fits, else goes after it; only queued programs and erases move back.
+    let c = nand_cfg(&[("nand.suspension.enabled", "false"), ("nand.suspension.read_priority", "true")]);
+    let mut n = Nand::new(&c, 4096);
+    let ahead = 500 * US;
+    n.read_suspending(0, ahead, 0, CellMode::Native, 1, 4096);
+    let sensed = n.die_free_at(0);
+    let held = sensed - ahead; // the die's time for one read
+    n.read_suspending(0, 0, 3, CellMode::Native, 1, 4096);
+    assert_eq!(n.die_free_at(0), sensed, "the read ready now fits before it");
+    n.read_suspending(0, ahead - held / 2, 6, CellMode::Native, 1, 4096);
+    assert_eq!(n.die_free_at(0), sensed + held, "one that does not fit goes after it");
+    let erase = c.command_overhead_ns + us_to_ns(c.tBERS_ms * 1000.0);
+    assert_eq!(n.erase(0, 0), sensed + held + erase);
+    // a read ready before the erase starts goes ahead of it; the erase moves back by the read's time
+    n.read_suspending(0, sensed + held - 1, 9, CellMode::Native, 1, 4096);
+    assert_eq!(n.die_free_at(0), sensed + 2 * held + erase);
+    assert_eq!(n.counters.reads_prioritised, 1);
+}
+
+#[test]
 fn counters_reach_the_drive_result() {
     let mut d = drive("enterprise-tlc", &[("ftl.user_capacity_gb", "16")]);
     let names: Vec<&str> = d.counters().iter().map(|(k, _)| k).collect();

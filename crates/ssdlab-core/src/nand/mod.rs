@@ -239,8 +239,7 @@ pub struct Nand {
     /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
     array_free: Vec<Ns>,
     /// Each plane's page register (die-major): the block and page index a host read sensed into it, and
-    /// when that read's booking ends. Empty with suspension or read priority (not modelled: there a read
-    /// may be booked ahead of work booked before it).
+    /// when that read's booking ends.
     registers: Vec<Option<(u32, u32, Ns)>>,
 }
 
@@ -257,8 +256,7 @@ impl Nand {
         let policy = Policy::new(&c.suspension);
         // a single-plane die has nothing to overlap
         let plane_reads = c.independent_plane_read && geo.planes > 1;
-        let registers =
-            if policy.tracks() { Vec::new() } else { vec![None; (geo.dies * geo.planes) as usize] };
+        let registers = vec![None; (geo.dies * geo.planes) as usize];
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
             last_long: vec![(0, 0); geo.dies as usize],
@@ -356,7 +354,12 @@ impl Nand {
         let out = if self.timing.cache_read { 0 } else { bus };
         let dur = self.stretched(self.timing.command + out);
         let done = if self.plane_free.is_empty() {
-            self.dies[d].reserve(ready, dur).1
+            if self.die_ops.is_empty() {
+                self.dies[d].reserve(ready, dur).1
+            } else {
+                let tl = &mut self.dies[d];
+                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns).0
+            }
         } else {
             let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0);
             planes.map(|p| self.plane_read(d, p, ready.max(held), dur)).max().unwrap_or(held)
@@ -388,15 +391,20 @@ impl Nand {
     /// When the page registers of `planes_mask` on die `d` came to hold page `page` of `block`, if they
     /// still do: the read that put it there is the last operation booked on the die (with
     /// `independent_plane_read`: on each of those planes, and after the die's last whole-die operation).
-    /// None without registers (suspension or read priority).
+    /// With suspension or read priority work booked before the read may run after it (it went ahead, or
+    /// it was suspended): that work ends later, so the register counts as overwritten.
     fn register_hit(&self, d: usize, block: u32, page: u32, planes_mask: u32) -> Option<Ns> {
         let first = d * self.geo.planes as usize;
+        let whole_die = match self.die_ops.get(d) {
+            None => self.array_free.get(d).copied().unwrap_or(0),
+            Some(ops) => ops.last_end(),
+        };
         let mut held = 0;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
             let (b, p, end) = (*self.registers.get(first + plane)?)?;
             let last = match self.plane_free.get(first + plane) {
                 None => self.dies[d].free_at,
-                Some(tl) => tl.end().max(self.array_free[d]),
+                Some(tl) => tl.end().max(whole_die),
             };
             if b != block || p != page || last > end {
                 return None;
@@ -406,14 +414,11 @@ impl Nand {
         Some(held)
     }
 
-    /// The planes in `planes_mask` of die `d` hold (block, page) from a read booked to end at the third
-    /// (nothing without registers).
+    /// The planes in `planes_mask` of die `d` hold (block, page) from a read booked to end at the third.
     fn hold(&mut self, d: usize, planes_mask: u32, held: (u32, u32, Ns)) {
         let first = d * self.geo.planes as usize;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
-            if let Some(r) = self.registers.get_mut(first + plane) {
-                *r = Some(held);
-            }
+            self.registers[first + plane] = Some(held);
         }
     }
 

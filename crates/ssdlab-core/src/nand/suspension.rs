@@ -124,11 +124,8 @@ impl DieOps {
                 let start = t.max(*free_at);
                 return (self.append(start, dur, free_at), ReadOutcome::Plain);
             }
-            let end = t + dur;
-            self.ops.push_front(Op { start: t, end, kind: OpKind::HostRead, suspensions: 0 });
-            self.shift_from(1, end, free_at);
-            let outcome = if end > cur.start { ReadOutcome::Prioritised } else { ReadOutcome::Plain };
-            return (end, outcome);
+            let (end, moved) = self.ahead_of_queued_work(0, t, dur, free_at);
+            return (end, if moved { ReadOutcome::Prioritised } else { ReadOutcome::Plain });
         }
         // `cur` is running at t.
         match cur.kind {
@@ -165,31 +162,46 @@ impl DieOps {
                     *free_at = (*free_at + shift).max(rest.end);
                     return (read_end, outcome);
                 }
-                let end = self.after_running(p, dur, free_at);
+                let (end, _) = self.after_running(p, dur, free_at);
                 (end, ReadOutcome::WaitedProgramErase)
             }
             OpKind::HostRead | OpKind::OtherRead | OpKind::Suspending => {
-                (self.after_running(p, dur, free_at), ReadOutcome::Plain)
+                let (end, moved) = self.after_running(p, dur, free_at);
+                (end, if moved { ReadOutcome::Prioritised } else { ReadOutcome::Plain })
             }
         }
     }
 
-    /// The read waits for the running operation: with read priority it goes right after it and the host
-    /// reads already queued behind it; without, at the end of the die's work.
-    fn after_running(&mut self, p: &Policy, dur: Ns, free_at: &mut Ns) -> Ns {
+    /// The read waits for the running operation: with read priority it goes right after it (and the host
+    /// reads already booked behind it); without, at the end of the die's work. Returns its end and
+    /// whether it moved queued work.
+    fn after_running(&mut self, p: &Policy, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
         if !p.read_priority {
             let start = *free_at;
-            return self.append(start, dur, free_at);
+            return (self.append(start, dur, free_at), false);
         }
-        let mut j = 1;
-        while j < self.ops.len() && self.ops[j].kind == OpKind::HostRead {
+        let from = self.ops[0].end;
+        self.ahead_of_queued_work(1, from, dur, free_at)
+    }
+
+    /// Book a host read of `dur` from `from` among the operations from index `j` on (queued, none
+    /// started): it keeps clear of the host reads booked there (their times are already the host's; it
+    /// takes the first gap before one that fits it, else goes after them) and goes ahead of the other
+    /// queued work, which moves back. Returns its end and whether it moved any work.
+    fn ahead_of_queued_work(&mut self, mut j: usize, from: Ns, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
+        let mut start = from;
+        while let Some(o) = self.ops.get(j).filter(|o| o.kind == OpKind::HostRead) {
+            if start + dur <= o.start {
+                break;
+            }
+            start = start.max(o.end);
             j += 1;
         }
-        let start = self.ops[j - 1].end;
         let end = start + dur;
+        let moved = self.ops.get(j).is_some_and(|o| o.kind != OpKind::HostRead && o.start < end);
         self.ops.insert(j, Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
         self.shift_from(j + 1, end, free_at);
-        end
+        (end, moved)
     }
 
     /// Move the operations from index `i` on back so the first starts no earlier than `not_before`.
