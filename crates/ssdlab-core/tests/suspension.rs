@@ -152,6 +152,20 @@ fn with_read_priority_a_read_never_moves_a_host_read_already_booked() {
 }
 
 #[test]
+fn a_read_ready_earlier_than_one_booked_before_it_still_sees_the_die_busy() {
+    // Requests are handed over in time order but become ready out of it: a data read waits for its map
+    // page while another IO's read can go now. A read booked to be ready after an erase has ended must
+    // not make the die forget the erase for a read that is ready during it.
+    let c = nand_cfg(&[("nand.suspension.enabled", "false"), ("nand.suspension.read_priority", "true")]);
+    let mut n = Nand::new(&c, 4096);
+    let erased = n.erase(0, 0);
+    n.read_suspending(0, erased + MS, 0, CellMode::Native, 1, 4096);
+    let got = n.read_suspending(0, erased / 2, 3, CellMode::Native, 1, 4096);
+    assert_eq!(got, erased + read_ns(&c));
+    assert_eq!(n.counters.reads_waited_program_erase, 1);
+}
+
+#[test]
 fn counters_reach_the_drive_result() {
     let mut d = drive("enterprise-tlc", &[("ftl.user_capacity_gb", "16")]);
     let names: Vec<&str> = d.counters().iter().map(|(k, _)| k).collect();

@@ -2,7 +2,7 @@
 //! work queued behind it.
 //!
 //! Used only when `[nand.suspension]` has `enabled` or `read_priority` on; otherwise a die is a plain
-//! reservation timeline. The die keeps the operations it has been given that are not yet finished, in start
+//! reservation timeline. The die keeps the operations it has been given (the last `KEEP`), in start
 //! order, never overlapping. Every operation is placed when the controller hands it over (at its arrival
 //! in simulated time), so what a read does to the die's later work is a shift of that work: operations
 //! behind it start and end later on the die. Completion times already handed back to the controller for
@@ -13,7 +13,7 @@ use crate::config::NandSuspensionConfig;
 use crate::engine::{us_to_ns, Ns};
 use std::collections::VecDeque;
 
-/// Unfinished operations kept per die at most (older ones are dropped: long finished in practice).
+/// Operations kept per die at most (older ones are dropped: long finished in practice).
 const KEEP: usize = 4096;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,11 +91,24 @@ impl DieOps {
     /// Append a non-host operation at max(ready, free_at); returns (start, end).
     pub fn push(&mut self, free_at: Ns, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
         let start = ready.max(free_at);
-        if self.ops.len() >= KEEP {
-            self.ops.pop_front();
-        }
+        self.trim();
         self.ops.push_back(Op { start, end: start + dur, kind, suspensions: 0 });
         (start, start + dur)
+    }
+
+    /// Drop the oldest operations beyond `KEEP`.
+    fn trim(&mut self) {
+        while self.ops.len() >= KEEP {
+            self.ops.pop_front();
+        }
+    }
+
+    /// The index of the first operation still unfinished at `t`. Operations are not dropped when they
+    /// finish: requests are handed over in simulated-time order but become ready out of it (a data read
+    /// waits for its map page, another IO's read can go now), so one finished at a later read's ready
+    /// time may still be running at this one's.
+    fn first_unfinished(&self, t: Ns) -> usize {
+        self.ops.partition_point(|o| o.end <= t)
     }
 
     /// Place a host read of `dur` arriving at `t` on a die whose work ends at `*free_at`. Updates
@@ -109,11 +122,10 @@ impl DieOps {
         free_at: &mut Ns,
         busy: &mut Ns,
     ) -> (Ns, ReadOutcome) {
-        while self.ops.front().is_some_and(|o| o.end <= t) {
-            self.ops.pop_front();
-        }
+        self.trim();
+        let i = self.first_unfinished(t);
         *busy += dur;
-        let Some(&cur) = self.ops.front() else {
+        let Some(&cur) = self.ops.get(i) else {
             // Nothing remembered is running: plain FIFO reservation.
             let start = t.max(*free_at);
             return (self.append(start, dur, free_at), ReadOutcome::Plain);
@@ -124,13 +136,13 @@ impl DieOps {
                 let start = t.max(*free_at);
                 return (self.append(start, dur, free_at), ReadOutcome::Plain);
             }
-            let (end, moved) = self.ahead_of_queued_work(0, t, dur, free_at);
+            let (end, moved) = self.ahead_of_queued_work(i, t, dur, free_at);
             return (end, if moved { ReadOutcome::Prioritised } else { ReadOutcome::Plain });
         }
         // `cur` is running at t.
         match cur.kind {
             OpKind::Program | OpKind::Erase => {
-                let alone = self.ops.len() == 1;
+                let alone = self.ops.len() == i + 1;
                 if p.enabled && cur.suspensions < p.cap && (p.read_priority || alone) {
                     let (susp, outcome) = if cur.kind == OpKind::Program {
                         (p.susp_program, ReadOutcome::SuspendedProgram)
@@ -148,40 +160,40 @@ impl DieOps {
                         suspensions: cur.suspensions + 1,
                     };
                     // Later work moves back by the whole interruption.
-                    for o in self.ops.iter_mut().skip(1) {
+                    for o in self.ops.iter_mut().skip(i + 1) {
                         o.start += shift;
                         o.end += shift;
                     }
-                    self.ops[0] =
+                    self.ops[i] =
                         Op { start: cur.start, end: read_start, kind: OpKind::Suspending, suspensions: 0 };
                     self.ops.insert(
-                        1,
+                        i + 1,
                         Op { start: read_start, end: read_end, kind: OpKind::HostRead, suspensions: 0 },
                     );
-                    self.ops.insert(2, rest);
+                    self.ops.insert(i + 2, rest);
                     *free_at = (*free_at + shift).max(rest.end);
                     return (read_end, outcome);
                 }
-                let (end, _) = self.after_running(p, dur, free_at);
+                let (end, _) = self.after_running(p, i, dur, free_at);
                 (end, ReadOutcome::WaitedProgramErase)
             }
             OpKind::HostRead | OpKind::OtherRead | OpKind::Suspending => {
-                let (end, moved) = self.after_running(p, dur, free_at);
+                let (end, moved) = self.after_running(p, i, dur, free_at);
                 (end, if moved { ReadOutcome::Prioritised } else { ReadOutcome::Plain })
             }
         }
     }
 
-    /// The read waits for the running operation: with read priority it goes right after it (and the host
-    /// reads already booked behind it); without, at the end of the die's work. Returns its end and
-    /// whether it moved queued work.
-    fn after_running(&mut self, p: &Policy, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
+    /// The read waits for the operation running (at index `i`): with read priority it goes right after
+    /// it (and the host reads already booked behind it); without, at the end of the die's work. Returns
+    /// its end and whether it moved queued work.
+    fn after_running(&mut self, p: &Policy, i: usize, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
         if !p.read_priority {
             let start = *free_at;
             return (self.append(start, dur, free_at), false);
         }
-        let from = self.ops[0].end;
-        self.ahead_of_queued_work(1, from, dur, free_at)
+        let from = self.ops[i].end;
+        self.ahead_of_queued_work(i + 1, from, dur, free_at)
     }
 
     /// Book a host read of `dur` from `from` among the operations from index `j` on (queued, none
@@ -221,17 +233,15 @@ impl DieOps {
         *free_at = (*free_at).max(not_before);
     }
 
-    /// The operation running at `t` (dropping those finished by then): its kind, end, and whether
-    /// it may be suspended for a host read under `p` (a program or erase below the cap; without read
-    /// priority only when nothing is queued behind it).
-    pub fn running_at(&mut self, p: &Policy, t: Ns) -> Option<(OpKind, Ns, bool)> {
-        while self.ops.front().is_some_and(|o| o.end <= t) {
-            self.ops.pop_front();
-        }
-        let cur = *self.ops.front().filter(|o| o.start <= t)?;
+    /// The operation running at `t`: its kind, end, and whether it may be suspended for a host read
+    /// under `p` (a program or erase below the cap; without read priority only when nothing is queued
+    /// behind it).
+    pub fn running_at(&self, p: &Policy, t: Ns) -> Option<(OpKind, Ns, bool)> {
+        let i = self.first_unfinished(t);
+        let cur = *self.ops.get(i).filter(|o| o.start <= t)?;
         let long = matches!(cur.kind, OpKind::Program | OpKind::Erase);
         let suspendable =
-            long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops.len() == 1);
+            long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops.len() == i + 1);
         Some((cur.kind, cur.end, suspendable))
     }
 
@@ -247,7 +257,8 @@ impl DieOps {
         // Host reads booked on the die (multi-plane, or one that suspended a program) keep their place:
         // the plane read is on another plane.
         let meets = |o: &Op| o.start > t && o.end > read.0 && o.kind != OpKind::HostRead;
-        let Some(i) = self.ops.iter().position(meets) else {
+        let first = self.first_unfinished(t);
+        let Some(i) = self.ops.range(first..).position(meets).map(|k| first + k) else {
             return 0;
         };
         let delta = read.1.saturating_sub(self.ops[i].start);
@@ -256,9 +267,7 @@ impl DieOps {
     }
 
     fn append(&mut self, start: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
-        if self.ops.len() >= KEEP {
-            self.ops.pop_front();
-        }
+        self.trim();
         let end = start + dur;
         self.ops.push_back(Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
         *free_at = (*free_at).max(end);
