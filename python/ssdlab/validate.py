@@ -975,8 +975,9 @@ _DB = {
 }
 
 #: Workload seeds of the database mix's runs: a figure is the median over them. A maximum latency is one
-#: event in a minute, and which read meets which erase moves with every change of timing: one run's
-#: maximum spread 1.9-3.6 ms over nine seeds (2r1w, 2 threads, suspension on) where the median holds.
+#: event in a minute, and which read meets which erase moves with every change of timing: one run's worst
+#: read (2r1w, 2 threads, suspension on) spread 1.9-2.8 ms over these seeds and 1.9-3.6 ms over nine
+#: drive seeds (2026-12-01).
 DB_SEEDS = (1, 2, 3, 4, 5)
 
 
