@@ -11,13 +11,16 @@ use ssdlab_core::{Rw, Workload};
 
 #[test]
 fn reads_on_two_planes_of_one_die_sense_together() {
-    let c = bg4_128gb_nand(true);
-    let mut n = Nand::new(&c, 4096);
-    let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
-    let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
-    assert_eq!(a, sense_ns(&c) + bus_ns(&c, 4096));
-    // sensed at the same time; only the channel transfer is taken in turn
-    assert_eq!(b, a + bus_ns(&c, 4096));
+    // with or without suspension and read priority (which track the die's work operation by operation)
+    for (enabled, priority) in [(false, false), (false, true), (true, true)] {
+        let c = tracked(enabled, priority);
+        let mut n = Nand::new(&c, 4096);
+        let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
+        let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
+        assert_eq!(a, sense_ns(&c) + bus_ns(&c, 4096));
+        // sensed at the same time; only the channel transfer is taken in turn
+        assert_eq!(b, a + bus_ns(&c, 4096), "suspension {enabled}, priority {priority}");
+    }
 }
 
 #[test]
@@ -66,21 +69,25 @@ fn a_program_waits_for_every_plane_and_a_plane_read_waits_for_the_program() {
     assert_eq!(after, programmed + sense_ns(&c) + bus_ns(&c, 4096));
 }
 
+/// 4 KiB random reads at QD32 over the first GiB for 0.2 s.
+fn randread_1g() -> Workload {
+    Workload {
+        rw: Rw::RandRead,
+        bs: 4096,
+        iodepth: 32,
+        size: 1 << 30,
+        runtime_ns: SEC / 5,
+        time_based: true,
+        ..Workload::default()
+    }
+}
+
 #[test]
 fn plane_reads_lift_random_read_iops_of_a_four_die_drive() {
     let iops = |on: bool| {
         let mut d = drive("bg4-128gb", &[("nand.independent_plane_read", if on { "true" } else { "false" })]);
         fill(&mut d, 1 << 30);
-        let w = Workload {
-            rw: Rw::RandRead,
-            bs: 4096,
-            iodepth: 32,
-            size: 1 << 30,
-            runtime_ns: SEC / 5,
-            time_based: true,
-            ..Workload::default()
-        };
-        run(&mut d, w).iops()
+        run(&mut d, randread_1g()).iops()
     };
     let (one, two) = (iops(false), iops(true));
     // four dies of two planes: up to twice the reads in flight; the firmware cores keep it below 2x
@@ -93,16 +100,6 @@ fn tracked(enabled: bool, priority: bool) -> ssdlab_core::config::NandConfig {
     (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
     (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
     c
-}
-
-#[test]
-fn with_read_priority_planes_still_sense_together() {
-    let c = tracked(false, true);
-    let mut n = Nand::new(&c, 4096);
-    let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
-    let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
-    assert_eq!(a, sense_ns(&c) + bus_ns(&c, 4096));
-    assert_eq!(b, a + bus_ns(&c, 4096));
 }
 
 #[test]
@@ -159,25 +156,16 @@ fn plane_reads_combine_with_suspension_in_a_drive() {
             ("ftl.user_capacity_gb", "8"),
         ]
     }
-    let randread = Workload {
-        rw: Rw::RandRead,
-        bs: 4096,
-        iodepth: 32,
-        size: 1 << 30,
-        runtime_ns: SEC / 5,
-        time_based: true,
-        ..Workload::default()
-    };
     let iops = |on: &str| {
         let mut d = drive("bg4-128gb", &set(on));
         fill(&mut d, 1 << 30);
-        run(&mut d, randread.clone()).iops()
+        run(&mut d, randread_1g()).iops()
     };
     let (off, on) = (iops("false"), iops("true"));
     assert!((on / off - 1.0).abs() < 0.02, "random reads {off:.0} IOPS plain, {on:.0} with suspension");
     let mut d = drive("bg4-128gb", &set("true"));
     fill(&mut d, 1 << 30);
-    let mix = Workload { rw: Rw::RandRw, rwmixread: 50, iodepth: 8, ..randread };
+    let mix = Workload { rw: Rw::RandRw, rwmixread: 50, iodepth: 8, ..randread_1g() };
     let r = run(&mut d, mix);
     assert!(r.iops() > 0.0);
     assert!(r.counters[ssdlab_core::Counter::nand_program_suspensions] > 0.0);
