@@ -487,17 +487,14 @@ impl Nand {
     fn sense_tracked(&mut self, d: usize, planes_mask: u32, ready: Ns, dur: Ns) -> (Ns, ReadOutcome) {
         let running = self.die_ops[d].running_at(&self.policy, ready);
         let first = d * self.geo.planes as usize;
-        let planes: Vec<usize> = (0..self.geo.planes as usize)
-            .filter(|p| planes_mask & (1 << p) != 0)
-            .map(|p| first + p)
-            .collect();
+        let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0).map(|p| first + p);
         let tl = &mut self.dies[d];
-        if planes.len() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
-            let after_planes = planes.iter().map(|&p| self.plane_free[p].end()).max().unwrap_or(0);
+        if planes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
+            let after_planes = planes.clone().map(|p| self.plane_free[p].end()).max().unwrap_or(0);
             let ready = ready.max(after_planes);
             let (sensed, outcome) =
                 self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
-            for &p in &planes {
+            for p in planes {
                 self.plane_free[p].reserve(sensed - dur, dur);
             }
             return (sensed, outcome);
@@ -508,7 +505,7 @@ impl Nand {
             _ if prio => ready,
             _ => self.die_ops[d].last_end().max(ready),
         };
-        let (start, end) = self.plane_free[planes[0]].reserve(from, dur);
+        let (start, end) = self.plane_free[first + planes_mask.trailing_zeros() as usize].reserve(from, dur);
         let before = tl.free_at;
         let moved =
             if prio { self.die_ops[d].put_ahead_of_queued(ready, (start, end), &mut tl.free_at) } else { 0 };
