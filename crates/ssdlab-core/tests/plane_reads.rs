@@ -1,6 +1,7 @@
 //! Independent plane reads (`nand.independent_plane_read`): a single-plane read senses on its own plane
 //! beside a read on another plane of the same die; reads on one plane, programs, erases and multi-plane
-//! reads still take their turn.
+//! reads still take their turn. With or without them, host reads fill the idle time before a read booked
+//! for later.
 
 mod common;
 
@@ -38,35 +39,42 @@ fn without_plane_reads_or_on_one_plane_they_take_turns() {
 
 #[test]
 fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
-    // A read a map-page miss books 500 us ahead (it waits for the map page) leaves the plane free before
-    // it: a read ready at 0 on the same plane senses at once, as the die would do it.
-    let c = bg4_128gb_nand(true);
-    let mut n = Nand::new(&c, 4096);
-    let later = us_to_ns(500.0);
-    let a = n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
-    assert_eq!(a, later + sense_ns(&c) + bus_ns(&c, 4096));
-    let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b01, 4096);
-    assert_eq!(b, sense_ns(&c) + bus_ns(&c, 4096));
+    // A read a map-page miss books 500 us ahead (it waits for the map page) leaves the plane, and without
+    // plane reads the die, free before it: a read ready at 0 there senses at once, as the die's command
+    // queue would serve it.
+    for on in [true, false] {
+        let c = bg4_128gb_nand(on);
+        let mut n = Nand::new(&c, 4096);
+        let later = us_to_ns(500.0);
+        let a = n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
+        assert_eq!(a, later + sense_ns(&c) + bus_ns(&c, 4096));
+        let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b01, 4096);
+        assert_eq!(b, sense_ns(&c) + bus_ns(&c, 4096), "plane reads {on}");
+        let held = sense_ns(&c) + if c.cache_read { 0 } else { bus_ns(&c, 4096) };
+        assert_eq!(n.die_busy_ns()[0], 2 * held, "plane reads {on}: the die is busy for both reads");
+    }
 }
 
 #[test]
-fn a_program_waits_for_every_plane_and_a_plane_read_waits_for_the_program() {
-    let c = bg4_128gb_nand(true);
-    let mut n = Nand::new(&c, 4096);
-    let unit = u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096;
-    let r0 = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
-    n.read_suspending(0, 0, 0, CellMode::Native, 0b10, 4096);
-    let programmed = n.program(0, 0, 0, CellMode::Native, unit);
-    let prog = c.command_overhead_ns + us_to_ns(c.tPROG_us[0]);
-    // the program starts only once both planes have sensed (and its data has moved in)
-    let sensed = r0 - bus_ns(&c, 4096);
-    assert!(
-        programmed - prog >= sensed,
-        "program from {} before the reads sensed at {sensed}",
-        programmed - prog
-    );
-    let after = n.read_suspending(0, 0, 9, CellMode::Native, 0b10, 4096);
-    assert_eq!(after, programmed + sense_ns(&c) + bus_ns(&c, 4096));
+fn a_program_waits_for_every_read_and_a_read_waits_for_the_program() {
+    for on in [true, false] {
+        let c = bg4_128gb_nand(on);
+        let mut n = Nand::new(&c, 4096);
+        let unit = u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096;
+        let r0 = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
+        n.read_suspending(0, 0, 0, CellMode::Native, 0b10, 4096);
+        let programmed = n.program(0, 0, 0, CellMode::Native, unit);
+        let prog = c.command_overhead_ns + us_to_ns(c.tPROG_us[0]);
+        // the program starts only once both planes have sensed (and its data has moved in)
+        let sensed = r0 - bus_ns(&c, 4096);
+        assert!(
+            programmed - prog >= sensed,
+            "program from {} before the reads sensed at {sensed}",
+            programmed - prog
+        );
+        let after = n.read_suspending(0, 0, 9, CellMode::Native, 0b10, 4096);
+        assert_eq!(after, programmed + sense_ns(&c) + bus_ns(&c, 4096));
+    }
 }
 
 /// 4 KiB random reads at QD32 over the first GiB for 0.2 s.

@@ -88,6 +88,41 @@ impl GapTimeline {
                 }
             }
         }
+        self.drop_old();
+        (start, end)
+    }
+
+    /// Mark `start..end` busy whatever it overlaps (the union of several resources' work, such as the
+    /// planes of a die); returns how much of it was idle before.
+    pub fn cover(&mut self, start: Ns, end: Ns) -> Ns {
+        if end <= start {
+            return 0;
+        }
+        let mut i = self.head + first_ending_after(self.live(), start);
+        let (mut lo, mut hi, mut overlap) = (start, end, 0);
+        let mut j = i;
+        // every interval that overlaps or touches it merges into one
+        while let Some(&(s, e)) = self.busy.get(j).filter(|&&(s, _)| s <= end) {
+            overlap += e.min(end).saturating_sub(s.max(start));
+            (lo, hi) = (lo.min(s), hi.max(e));
+            j += 1;
+        }
+        if i > self.head && self.busy[i - 1].1 == lo {
+            i -= 1;
+            lo = self.busy[i].0;
+        }
+        if i == j {
+            self.busy.insert(i, (lo, hi));
+        } else {
+            self.busy[i] = (lo, hi);
+            self.busy.drain(i + 1..j);
+        }
+        self.drop_old();
+        end - start - overlap
+    }
+
+    /// Drop the oldest interval past `KEEP`, and cut the dropped prefix off once it is `KEEP` long.
+    fn drop_old(&mut self) {
         if self.busy.len() - self.head > KEEP {
             self.head += 1;
             if self.head >= KEEP {
@@ -95,7 +130,6 @@ impl GapTimeline {
                 self.head = 0;
             }
         }
-        (start, end)
     }
 }
 
@@ -142,6 +176,20 @@ mod tests {
         assert_eq!(t.reserve(0, 60), (150, 210), "the 40 ns gap at 60..100 is too small");
         assert_eq!(t.reserve(60, 40), (60, 100), "an exact fit fills the gap");
         assert_eq!(t.live(), [(0, 210)], "touching intervals merge");
+    }
+
+    #[test]
+    fn cover_merges_what_it_overlaps_and_returns_the_idle_part() {
+        let mut t = GapTimeline::default();
+        assert_eq!(t.cover(100, 200), 100);
+        assert_eq!(t.cover(300, 400), 100);
+        assert_eq!(t.cover(150, 350), 100, "200..300 was idle");
+        assert_eq!(t.live(), [(100, 400)]);
+        assert_eq!(t.cover(120, 180), 0, "already busy");
+        assert_eq!(t.cover(400, 450), 50, "touching: merged");
+        assert_eq!(t.cover(0, 100), 100);
+        assert_eq!(t.live(), [(0, 450)]);
+        assert_eq!(t.reserve(0, 10), (450, 460), "a reservation finds no gap in it");
     }
 
     #[test]

@@ -231,12 +231,19 @@ pub struct Nand {
     spread: Option<Spread>,
     /// Die time per operation in permille of the datasheet's (1000; more while thermally throttled).
     stretch_permille: u64,
-    /// With `independent_plane_read`: each plane's (die-major) single-plane reads, with gaps, so a read
-    /// booked for later (behind a map-page read) does not hold up one that can go now (with suspension or
-    /// read priority, every host read on the plane); empty without it.
-    plane_free: Vec<GapTimeline>,
-    /// With `independent_plane_read`: when each die's last whole-die operation (program, erase,
-    /// multi-plane or internal read) ends; a plane read starts after it. Empty without it.
+    /// Host reads' sensing lanes (die-major), each with its gaps, so a read booked for later (behind a
+    /// map-page read) does not hold up one that can go now, as a die's command queue would serve it. With
+    /// `independent_plane_read` one lane a plane (a single-plane read senses beside the die's other
+    /// planes), without it one a die. Empty when suspension or read priority tracks a die's operations
+    /// and its planes do not read on their own: the die's operation list orders its reads then.
+    read_lanes: Vec<GapTimeline>,
+    /// Read lanes a die: its planes with `independent_plane_read`, else 1.
+    lanes: u32,
+    /// With a read lane a plane: the union of each die's lanes' reads, so its busy time counts the time
+    /// any of its planes senses once. Empty otherwise.
+    die_reads: Vec<GapTimeline>,
+    /// With read lanes: when each die's last whole-die operation (program, erase, internal read, and with
+    /// plane reads a multi-plane read) ends; a lane's read starts after it. Empty without them.
     array_free: Vec<Ns>,
     /// Each plane's page register (die-major): the block and page index a host read sensed into it, and
     /// when that read's booking ends.
@@ -256,6 +263,8 @@ impl Nand {
         let policy = Policy::new(&c.suspension);
         // a single-plane die has nothing to overlap
         let plane_reads = c.independent_plane_read && geo.planes > 1;
+        let lanes = if plane_reads { geo.planes } else { 1 };
+        let has_lanes = plane_reads || !policy.tracks();
         let registers = vec![None; (geo.dies * geo.planes) as usize];
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
@@ -269,12 +278,14 @@ impl Nand {
             geo,
             counters: NandCounters::default(),
             stretch_permille: 1000,
-            plane_free: if plane_reads {
-                vec![GapTimeline::default(); (geo.dies * geo.planes) as usize]
+            read_lanes: if has_lanes {
+                vec![GapTimeline::default(); (geo.dies * lanes) as usize]
             } else {
                 Vec::new()
             },
-            array_free: if plane_reads { vec![0; geo.dies as usize] } else { Vec::new() },
+            lanes,
+            die_reads: if lanes > 1 { vec![GapTimeline::default(); geo.dies as usize] } else { Vec::new() },
+            array_free: if has_lanes { vec![0; geo.dies as usize] } else { Vec::new() },
             registers,
         }
     }
@@ -353,16 +364,13 @@ impl Nand {
         let bus = self.timing.bus_ns(bytes);
         let out = if self.timing.cache_read { 0 } else { bus };
         let dur = self.stretched(self.timing.command + out);
-        let done = if self.plane_free.is_empty() {
-            if self.die_ops.is_empty() {
-                self.dies[d].reserve(ready, dur).1
-            } else {
-                let tl = &mut self.dies[d];
-                self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns).0
-            }
+        let done = if self.read_lanes.is_empty() {
+            let tl = &mut self.dies[d];
+            self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns).0
         } else {
-            let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0);
-            planes.map(|p| self.plane_read(d, p, ready.max(held), dur)).max().unwrap_or(held)
+            let lanes = self.lanes_of(planes_mask);
+            let lanes = (0..self.lanes as usize).filter(|l| lanes & (1 << l) != 0);
+            lanes.map(|l| self.lane_read(d, l, ready.max(held), dur)).max().unwrap_or(held)
         };
         self.hold(d, planes_mask, (block, page, done));
         let ch = self.geo.channel_of(die) as usize;
@@ -389,8 +397,8 @@ impl Nand {
     }
 
     /// When the page registers of `planes_mask` on die `d` came to hold page `page` of `block`, if they
-    /// still do: the read that put it there is the last operation booked on the die (with
-    /// `independent_plane_read`: on each of those planes, and after the die's last whole-die operation).
+    /// still do: the read that put it there is the last booked on each of those planes' read lanes, and
+    /// after the die's last whole-die operation (without read lanes: the last operation booked on the die).
     /// With suspension or read priority work booked before the read may run after it (it went ahead, or
     /// it was suspended): that work ends later, so the register counts as overwritten.
     fn register_hit(&self, d: usize, block: u32, page: u32, planes_mask: u32) -> Option<Ns> {
@@ -402,7 +410,7 @@ impl Nand {
         let mut held = 0;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
             let (b, p, end) = (*self.registers.get(first + plane)?)?;
-            let last = match self.plane_free.get(first + plane) {
+            let last = match self.read_lanes.get(d * self.lanes as usize + plane % self.lanes as usize) {
                 None => self.dies[d].free_at,
                 Some(tl) => tl.end().max(whole_die),
             };
@@ -451,17 +459,16 @@ impl Nand {
             if s <= ready && ready < e {
                 self.counters.reads_waited_program_erase += 1;
             }
-            if self.plane_free.is_empty() {
-                self.dies[d].reserve(ready, dur).1
-            } else if planes == 1 {
-                self.plane_read(d, planes_mask.trailing_zeros() as usize, ready, dur)
+            let lanes = self.lanes_of(planes_mask);
+            if lanes.count_ones() == 1 {
+                self.lane_read(d, lanes.trailing_zeros() as usize, ready, dur)
             } else {
                 let end = self.dies[d].reserve(ready, dur).1;
                 self.array_free[d] = end;
                 end
             }
         } else {
-            let (sensed, outcome) = if self.plane_free.is_empty() {
+            let (sensed, outcome) = if self.read_lanes.is_empty() {
                 let tl = &mut self.dies[d];
                 self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns)
             } else {
@@ -490,12 +497,12 @@ impl Nand {
         let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0).map(|p| first + p);
         let tl = &mut self.dies[d];
         if planes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
-            let after_planes = planes.clone().map(|p| self.plane_free[p].end()).max().unwrap_or(0);
+            let after_planes = planes.clone().map(|p| self.read_lanes[p].end()).max().unwrap_or(0);
             let ready = ready.max(after_planes);
             let (sensed, outcome) =
                 self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
             for p in planes {
-                self.plane_free[p].reserve(sensed - dur, dur);
+                self.read_lanes[p].reserve(sensed - dur, dur);
             }
             return (sensed, outcome);
         }
@@ -505,7 +512,7 @@ impl Nand {
             _ if prio => ready,
             _ => self.die_ops[d].last_end().max(ready),
         };
-        let (start, end) = self.plane_free[first + planes_mask.trailing_zeros() as usize].reserve(from, dur);
+        let (start, end) = self.read_lanes[first + planes_mask.trailing_zeros() as usize].reserve(from, dur);
         let before = tl.free_at;
         let moved =
             if prio { self.die_ops[d].put_ahead_of_queued(ready, (start, end), &mut tl.free_at) } else { 0 };
@@ -520,15 +527,26 @@ impl Nand {
         (end, outcome)
     }
 
-    /// Sense on one plane of die `d` for `dur` from `ready`: after the die's last whole-die operation, in
-    /// the first gap of the plane's reads that fits, beside reads on its other planes. Returns when sensed.
+    /// The read lanes (bit i = lane i of the die) a read of the planes in `planes_mask` senses on.
     #[inline]
-    fn plane_read(&mut self, d: usize, plane: usize, ready: Ns, dur: Ns) -> Ns {
-        let p = d * self.geo.planes as usize + plane;
-        let (start, end) = self.plane_free[p].reserve(ready.max(self.array_free[d]), dur);
+    fn lanes_of(&self, planes_mask: u32) -> u32 {
+        if self.lanes == 1 {
+            1
+        } else {
+            planes_mask
+        }
+    }
+
+    /// Sense on read lane `lane` of die `d` for `dur` from `ready`: after the die's last whole-die
+    /// operation, in the first gap of the lane's reads that fits (beside reads on the die's other planes'
+    /// lanes). Returns when sensed.
+    #[inline]
+    fn lane_read(&mut self, d: usize, lane: usize, ready: Ns, dur: Ns) -> Ns {
+        let l = d * self.lanes as usize + lane;
+        let (start, end) = self.read_lanes[l].reserve(ready.max(self.array_free[d]), dur);
         let tl = &mut self.dies[d];
-        // busy while any plane is: only the part past what the die already had counts
-        tl.busy_ns += end.saturating_sub(start.max(tl.free_at));
+        // the die is busy while any of its planes is
+        tl.busy_ns += if self.lanes == 1 { dur } else { self.die_reads[d].cover(start, end) };
         tl.free_at = tl.free_at.max(end);
         end
     }
