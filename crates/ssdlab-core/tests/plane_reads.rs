@@ -56,6 +56,19 @@ fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
 }
 
 #[test]
+fn a_die_is_busy_while_any_of_its_planes_senses() {
+    let c = bg4_128gb_nand(true);
+    let mut n = Nand::new(&c, 4096);
+    let held = sense_ns(&c) + if c.cache_read { 0 } else { bus_ns(&c, 4096) };
+    let later = us_to_ns(500.0);
+    n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
+    n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096); // fills the idle time before it
+    assert_eq!(n.die_busy_ns()[0], 2 * held);
+    n.read_suspending(0, later + held / 2, 7, CellMode::Native, 0b10, 4096); // half beside the first
+    assert_eq!(n.die_busy_ns()[0], 2 * held + held / 2);
+}
+
+#[test]
 fn a_program_waits_for_every_read_and_a_read_waits_for_the_program() {
     for on in [true, false] {
         let c = bg4_128gb_nand(on);

@@ -92,33 +92,13 @@ impl GapTimeline {
         (start, end)
     }
 
-    /// Mark `start..end` busy whatever it overlaps (the union of several resources' work, such as the
-    /// planes of a die); returns how much of it was idle before.
-    pub fn cover(&mut self, start: Ns, end: Ns) -> Ns {
-        if end <= start {
-            return 0;
-        }
-        let mut i = self.head + first_ending_after(self.live(), start);
-        let (mut lo, mut hi, mut overlap) = (start, end, 0);
-        let mut j = i;
-        // every interval that overlaps or touches it merges into one
-        while let Some(&(s, e)) = self.busy.get(j).filter(|&&(s, _)| s <= end) {
-            overlap += e.min(end).saturating_sub(s.max(start));
-            (lo, hi) = (lo.min(s), hi.max(e));
-            j += 1;
-        }
-        if i > self.head && self.busy[i - 1].1 == lo {
-            i -= 1;
-            lo = self.busy[i].0;
-        }
-        if i == j {
-            self.busy.insert(i, (lo, hi));
-        } else {
-            self.busy[i] = (lo, hi);
-            self.busy.drain(i + 1..j);
-        }
-        self.drop_old();
-        end - start - overlap
+    /// The busy intervals that overlap `start..end` (unclipped).
+    #[inline]
+    pub fn overlapping(&self, start: Ns, end: Ns) -> &[(Ns, Ns)] {
+        let live = self.live();
+        let i = first_ending_after(live, start);
+        let n = live[i..].iter().take_while(|&&(s, _)| s < end).count();
+        &live[i..i + n]
     }
 
     /// Drop the oldest interval past `KEEP`, and cut the dropped prefix off once it is `KEEP` long.
@@ -179,17 +159,14 @@ mod tests {
     }
 
     #[test]
-    fn cover_merges_what_it_overlaps_and_returns_the_idle_part() {
+    fn overlapping_gives_the_intervals_that_share_time_with_a_span() {
         let mut t = GapTimeline::default();
-        assert_eq!(t.cover(100, 200), 100);
-        assert_eq!(t.cover(300, 400), 100);
-        assert_eq!(t.cover(150, 350), 100, "200..300 was idle");
-        assert_eq!(t.live(), [(100, 400)]);
-        assert_eq!(t.cover(120, 180), 0, "already busy");
-        assert_eq!(t.cover(400, 450), 50, "touching: merged");
-        assert_eq!(t.cover(0, 100), 100);
-        assert_eq!(t.live(), [(0, 450)]);
-        assert_eq!(t.reserve(0, 10), (450, 460), "a reservation finds no gap in it");
+        t.reserve(100, 100);
+        t.reserve(300, 100);
+        t.reserve(500, 100);
+        assert_eq!(t.overlapping(150, 350), [(100, 200), (300, 400)]);
+        assert_eq!(t.overlapping(200, 300), [], "touching is not overlapping");
+        assert_eq!(t.overlapping(0, 1000).len(), 3);
     }
 
     #[test]

@@ -239,9 +239,8 @@ pub struct Nand {
     read_lanes: Vec<GapTimeline>,
     /// Read lanes a die: its planes with `independent_plane_read`, else 1.
     lanes: u32,
-    /// With a read lane a plane: the union of each die's lanes' reads, so its busy time counts the time
-    /// any of its planes senses once. Empty otherwise.
-    die_reads: Vec<GapTimeline>,
+    /// Scratch for [`Nand::lane_read`]: the other lanes' reads a read overlaps.
+    overlaps: Vec<(Ns, Ns)>,
     /// With read lanes: when each die's last whole-die operation (program, erase, internal read, and with
     /// plane reads a multi-plane read) ends; a lane's read starts after it. Empty without them.
     array_free: Vec<Ns>,
@@ -284,7 +283,7 @@ impl Nand {
                 Vec::new()
             },
             lanes,
-            die_reads: if lanes > 1 { vec![GapTimeline::default(); geo.dies as usize] } else { Vec::new() },
+            overlaps: Vec::new(),
             array_free: if has_lanes { vec![0; geo.dies as usize] } else { Vec::new() },
             registers,
         }
@@ -544,11 +543,34 @@ impl Nand {
     fn lane_read(&mut self, d: usize, lane: usize, ready: Ns, dur: Ns) -> Ns {
         let l = d * self.lanes as usize + lane;
         let (start, end) = self.read_lanes[l].reserve(ready.max(self.array_free[d]), dur);
+        // the die is busy while any of its planes is: count only the time no other lane's read covers
+        // (nothing is booked past `free_at`, and whole-die work never overlaps a lane's reads)
+        let idle = if self.lanes == 1 || start >= self.dies[d].free_at {
+            dur
+        } else {
+            dur - self.covered_by_other_lanes(d, lane, start, end)
+        };
         let tl = &mut self.dies[d];
-        // the die is busy while any of its planes is
-        tl.busy_ns += if self.lanes == 1 { dur } else { self.die_reads[d].cover(start, end) };
+        tl.busy_ns += idle;
         tl.free_at = tl.free_at.max(end);
         end
+    }
+
+    /// How much of `start..end` the reads on die `d`'s lanes other than `lane` cover, together.
+    fn covered_by_other_lanes(&mut self, d: usize, lane: usize, start: Ns, end: Ns) -> Ns {
+        let first = d * self.lanes as usize;
+        self.overlaps.clear();
+        for l in (first..first + self.lanes as usize).filter(|&l| l != first + lane) {
+            let clip = |&(s, e): &(Ns, Ns)| (s.max(start), e.min(end));
+            self.overlaps.extend(self.read_lanes[l].overlapping(start, end).iter().map(clip));
+        }
+        self.overlaps.sort_unstable();
+        let (mut covered, mut reach) = (0, start);
+        for &(s, e) in &self.overlaps {
+            covered += e.saturating_sub(s.max(reach));
+            reach = reach.max(e);
+        }
+        covered
     }
 
     /// This read's time past the typical tR (0 without a spread).
