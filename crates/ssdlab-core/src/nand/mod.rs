@@ -494,8 +494,8 @@ impl Nand {
         let running = self.die_ops[d].running_at(&self.policy, ready);
         let first = d * self.geo.planes as usize;
         let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0).map(|p| first + p);
-        let tl = &mut self.dies[d];
         if planes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
+            let tl = &mut self.dies[d];
             let after_planes = planes.clone().map(|p| self.read_lanes[p].end()).max().unwrap_or(0);
             let ready = ready.max(after_planes);
             let (sensed, outcome) =
@@ -511,12 +511,14 @@ impl Nand {
             _ if prio => ready,
             _ => self.die_ops[d].last_end().max(ready),
         };
-        let (start, end) = self.read_lanes[first + planes_mask.trailing_zeros() as usize].reserve(from, dur);
-        let before = tl.free_at;
+        let lane = planes_mask.trailing_zeros() as usize;
+        let (start, end) = self.read_lanes[first + lane].reserve(from, dur);
+        // the work it goes ahead of moves back whole: the die's busy time grows by the read's own
+        let idle = self.lane_idle(d, lane, start, end);
+        let tl = &mut self.dies[d];
         let moved =
             if prio { self.die_ops[d].put_ahead_of_queued(ready, (start, end), &mut tl.free_at) } else { 0 };
-        // the die's work grows by what moved back, or by the part past its end
-        tl.busy_ns += moved + end.saturating_sub(start.max(before));
+        tl.busy_ns += idle;
         tl.free_at = tl.free_at.max(end);
         let outcome = match running {
             Some((OpKind::Program | OpKind::Erase, _, _)) => ReadOutcome::WaitedProgramErase,
@@ -543,17 +545,23 @@ impl Nand {
     fn lane_read(&mut self, d: usize, lane: usize, ready: Ns, dur: Ns) -> Ns {
         let l = d * self.lanes as usize + lane;
         let (start, end) = self.read_lanes[l].reserve(ready.max(self.array_free[d]), dur);
-        // the die is busy while any of its planes is: count only the time no other lane's read covers
-        // (nothing is booked past `free_at`, and whole-die work never overlaps a lane's reads)
-        let idle = if self.lanes == 1 || start >= self.dies[d].free_at {
-            dur
-        } else {
-            dur - self.covered_by_other_lanes(d, lane, start, end)
-        };
+        let idle = self.lane_idle(d, lane, start, end);
         let tl = &mut self.dies[d];
         tl.busy_ns += idle;
         tl.free_at = tl.free_at.max(end);
         end
+    }
+
+    /// The die time a read on lane `lane` of die `d` over `start..end` adds: the die is busy while any of
+    /// its planes is, so only the part no other lane's read covers (nothing is booked past the die's
+    /// `free_at`, and whole-die work never overlaps a lane's reads: it is booked after them, or moved back
+    /// behind a read that goes ahead of it).
+    fn lane_idle(&mut self, d: usize, lane: usize, start: Ns, end: Ns) -> Ns {
+        if self.lanes == 1 || start >= self.dies[d].free_at {
+            end - start
+        } else {
+            end - start - self.covered_by_other_lanes(d, lane, start, end)
+        }
     }
 
     /// How much of `start..end` the reads on die `d`'s lanes other than `lane` cover, together.

@@ -133,8 +133,7 @@ impl DieOps {
         if cur.start > t {
             // The die is idle at t; the next operation is queued.
             if !p.read_priority {
-                let start = t.max(*free_at);
-                return (self.append(start, dur, free_at), ReadOutcome::Plain);
+                return (self.after_queued_work(i, t, dur, free_at), ReadOutcome::Plain);
             }
             let (end, moved) = self.ahead_of_queued_work(i, t, dur, free_at);
             return (end, if moved { ReadOutcome::Prioritised } else { ReadOutcome::Plain });
@@ -188,12 +187,23 @@ impl DieOps {
     /// it (and the host reads already booked behind it); without, at the end of the die's work. Returns
     /// its end and whether it moved queued work.
     fn after_running(&mut self, p: &Policy, i: usize, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
-        if !p.read_priority {
-            let start = *free_at;
-            return (self.append(start, dur, free_at), false);
-        }
         let from = self.ops[i].end;
+        if !p.read_priority {
+            return (self.after_queued_work(i + 1, from, dur, free_at), false);
+        }
         self.ahead_of_queued_work(i + 1, from, dur, free_at)
+    }
+
+    /// Without read priority: book a host read of `dur` from `from` after every operation from index `i`
+    /// on that is not a host read, in the first gap among the host reads booked after those that fits it
+    /// (a read booked for later, waiting for its map page, leaves the die free before it).
+    fn after_queued_work(&mut self, i: usize, from: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
+        let last_other = self.ops.range(i..).rposition(|o| o.kind != OpKind::HostRead).map(|k| i + k);
+        let (j, from) = match last_other {
+            Some(k) => (k + 1, from.max(self.ops[k].end)),
+            None => (i, from),
+        };
+        self.ahead_of_queued_work(j, from, dur, free_at).0
     }
 
     /// Book a host read of `dur` from `from` among the operations from index `j` on (queued, none
