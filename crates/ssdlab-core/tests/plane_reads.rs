@@ -41,8 +41,7 @@ fn without_plane_reads_or_on_one_plane_they_take_turns() {
 fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
     // A read a map-page miss books 500 us ahead (it waits for the map page) leaves the plane, and without
     // plane reads the die, free before it: a read ready at 0 there senses at once, as the die's command
-    // queue would serve it.
-    // With suspension or read priority too, which track the die's work operation by operation.
+    // queue would serve it; so too with suspension or read priority, which track the die's work.
     for on in [true, false] {
         for (enabled, priority) in [(false, false), (true, false), (false, true), (true, true)] {
             let c = tracked(on, enabled, priority);

@@ -184,8 +184,8 @@ impl DieOps {
     }
 
     /// The read waits for the operation running (at index `i`): with read priority it goes right after
-    /// it (and the host reads already booked behind it); without, at the end of the die's work. Returns
-    /// its end and whether it moved queued work.
+    /// it (and the host reads already booked behind it); without, after the other work queued behind it
+    /// (`after_queued_work`). Returns its end and whether it moved queued work.
     fn after_running(&mut self, p: &Policy, i: usize, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
         let from = self.ops[i].end;
         if !p.read_priority {
