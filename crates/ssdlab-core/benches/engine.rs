@@ -1,6 +1,7 @@
 //! `make bench`: simulated IOs per wall-second and peak memory of the engine, one scenario per process
 //! (so each peak RSS is its own). Run: `cargo bench -p ssdlab-core --bench engine [-- SCENARIO]`.
-//! `randread+data`, `storedread+data` and `randwrite+data` are the same runs on a drive that keeps data
+//! `randread-die` is `randread` on a drive whose dies read one page at a time (bc501a-128gb: a read lane a
+//! die, map pages from SRAM). `randread+data`, `storedread+data` and `randwrite+data` are the same runs on a drive that keeps data
 //! ([`Drive::enable_data`]): what storing and CRC-checking the data costs over timing only. (A run's
 //! writes carry no data: they store zeros, i.e. nothing; `storedread` reads pages the host wrote with data.)
 
@@ -30,6 +31,25 @@ fn timed(d: &mut Drive, w: &Workload) -> (u64, f64) {
     (ios, t.elapsed().as_secs_f64())
 }
 
+/// `span` written with 1 MiB writes at QD8, then 4 KiB random reads at QD32 over it for 30 simulated s.
+fn randread(d: &mut Drive, label: &str, span: u64) -> String {
+    timed(d, &Workload { rw: Rw::Write, bs: 1 << 20, iodepth: 8, size: span, ..Workload::default() });
+    let w = Workload {
+        rw: Rw::RandRead,
+        iodepth: 32,
+        size: span,
+        runtime_ns: 30 * SEC,
+        time_based: true,
+        ..Workload::default()
+    };
+    let (ios, s) = timed(d, &w);
+    format!(
+        "4 KiB randread QD32, {label}, {} GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s",
+        span >> 30,
+        ios as f64 / s / 1e6
+    )
+}
+
 fn seq_fill(d: &mut Drive) -> Workload {
     Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: d.capacity_bytes(), ..Workload::default() }
 }
@@ -48,24 +68,8 @@ fn scenario(name: &str) -> String {
         d
     };
     match name {
-        "randread" => {
-            let mut d = drive(&[]);
-            let span = 64u64 << 30;
-            timed(
-                &mut d,
-                &Workload { rw: Rw::Write, bs: 1 << 20, iodepth: 8, size: span, ..Workload::default() },
-            );
-            let w = Workload {
-                rw: Rw::RandRead,
-                iodepth: 32,
-                size: span,
-                runtime_ns: 30 * SEC,
-                time_based: true,
-                ..Workload::default()
-            };
-            let (ios, s) = timed(&mut d, &w);
-            format!("4 KiB randread QD32, bg4-1tb{on}, 64 GiB span, 30 s simulated: {ios} IOs in {s:.2} s = {:.2} M IOs/s", ios as f64 / s / 1e6)
-        }
+        "randread" => randread(&mut drive(&[]), &format!("bg4-1tb{on}"), 64 << 30),
+        "randread-die" => randread(&mut preset("bc501a-128gb", &[]), "bc501a-128gb, one read a die", 64 << 30),
         "storedread" => {
             // 1 GiB written by the host with data (each page different), then read at random: with data
             // on every read checks a stored page, the worst case for the data store
@@ -153,7 +157,9 @@ fn scenario(name: &str) -> String {
                 ios as f64 / s / 1e6
             )
         }
-        _ => panic!("unknown scenario {name}: randread, storedread, randwrite, fill, replay (+data for the first three)"),
+        _ => panic!(
+            "unknown scenario {name}: randread, randread-die, storedread, randwrite, fill, replay (+data for randread, storedread and randwrite)"
+        ),
     }
 }
 
@@ -177,6 +183,7 @@ fn main() {
     for name in [
         "randread",
         "randread+data",
+        "randread-die",
         "storedread",
         "storedread+data",
         "randwrite",
