@@ -76,9 +76,7 @@ fn with_plane_reads_each_plane_keeps_its_own_register() {
 fn with_suspension_or_read_priority_the_register_holds_as_without() {
     for plane_reads in [false, true] {
         for (enabled, priority) in [(true, false), (false, true), (true, true)] {
-            let mut c = bg4_128gb_nand(plane_reads);
-            (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
-            (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
+            let c = bg4_128gb_nand_tracked(plane_reads, enabled, priority);
             let how = format!("plane reads {plane_reads}, suspension {enabled}, priority {priority}");
             let mut n = Nand::new(&c, 4096);
             let a = n.host_read(0, 0, 7, 3, CellMode::Native, 0b01, 4096);

@@ -14,7 +14,7 @@ use ssdlab_core::{Rw, Workload};
 fn reads_on_two_planes_of_one_die_sense_together() {
     // with or without suspension and read priority (which track the die's work operation by operation)
     for (enabled, priority) in [(false, false), (false, true), (true, true)] {
-        let c = tracked(true, enabled, priority);
+        let c = bg4_128gb_nand_tracked(true, enabled, priority);
         let mut n = Nand::new(&c, 4096);
         let a = n.read_suspending(0, 0, 0, CellMode::Native, 0b01, 4096);
         let b = n.read_suspending(0, 0, 5, CellMode::Native, 0b10, 4096);
@@ -44,7 +44,7 @@ fn a_read_booked_for_later_does_not_hold_up_one_that_can_go_now() {
     // queue would serve it; so too with suspension or read priority, which track the die's work.
     for on in [true, false] {
         for (enabled, priority) in [(false, false), (true, false), (false, true), (true, true)] {
-            let c = tracked(on, enabled, priority);
+            let c = bg4_128gb_nand_tracked(on, enabled, priority);
             let mut n = Nand::new(&c, 4096);
             let later = us_to_ns(500.0);
             let a = n.read_suspending(0, later, 0, CellMode::Native, 0b01, 4096);
@@ -118,20 +118,11 @@ fn plane_reads_lift_random_read_iops_of_a_four_die_drive() {
     assert!(two > 1.5 * one && two < 2.0 * one, "one read a die {one:.0}, plane reads {two:.0}");
 }
 
-/// bg4-128gb's NAND with or without plane reads and with these `[nand.suspension]` switches, at typical
-/// timings.
-fn tracked(plane_reads: bool, enabled: bool, priority: bool) -> ssdlab_core::config::NandConfig {
-    let mut c = bg4_128gb_nand(plane_reads);
-    (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
-    (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
-    c
-}
-
 #[test]
 fn with_read_priority_a_plane_read_goes_ahead_of_queued_work_only() {
     // Two erases booked back to back on die 0: a read arriving during the first waits for it (no
     // suspension) but not for the second, which moves back by the read's die time.
-    let c = tracked(true, false, true);
+    let c = bg4_128gb_nand_tracked(true, false, true);
     let mut n = Nand::new(&c, 4096);
     let first = n.erase(0, 0);
     let second = n.erase(0, 0);
@@ -146,7 +137,7 @@ fn with_read_priority_a_plane_read_goes_ahead_of_queued_work_only() {
     assert_eq!(got, 2 * second - 100_000 + sense_ns(&c) + bus_ns(&c, 4096));
     assert_eq!(n.die_free_at(1), third);
     // without read priority the read waits for the second erase as well
-    let c = tracked(true, false, false);
+    let c = bg4_128gb_nand_tracked(true, false, false);
     let mut n = Nand::new(&c, 4096);
     n.erase(0, 0);
     let second = n.erase(0, 0);
@@ -156,7 +147,7 @@ fn with_read_priority_a_plane_read_goes_ahead_of_queued_work_only() {
 
 #[test]
 fn with_suspension_a_plane_read_suspends_a_running_program() {
-    let c = tracked(true, true, true);
+    let c = bg4_128gb_nand_tracked(true, true, true);
     let mut n = Nand::new(&c, 4096);
     let unit = u64::from(n.geo.slots_per_program(CellMode::Native)) * 4096;
     let done = n.program(0, 0, 0, CellMode::Native, unit);

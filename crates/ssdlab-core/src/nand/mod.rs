@@ -409,7 +409,7 @@ impl Nand {
         let mut held = 0;
         for plane in (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0) {
             let (b, p, end) = (*self.registers.get(first + plane)?)?;
-            let last = match self.read_lanes.get(d * self.lanes as usize + plane % self.lanes as usize) {
+            let last = match self.read_lanes.get(self.lane_of(d, plane)) {
                 None => self.dies[d].free_at,
                 Some(tl) => tl.end().max(whole_die),
             };
@@ -492,7 +492,8 @@ impl Nand {
     /// its operation list, after the reads booked on their planes.
     fn sense_tracked(&mut self, d: usize, planes_mask: u32, ready: Ns, dur: Ns) -> (Ns, ReadOutcome) {
         let running = self.die_ops[d].running_at(&self.policy, ready);
-        let first = d * self.geo.planes as usize;
+        // tracked with lanes: a lane a plane
+        let first = self.lane_of(d, 0);
         let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0).map(|p| first + p);
         if planes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
             let tl = &mut self.dies[d];
@@ -528,6 +529,13 @@ impl Nand {
         (end, outcome)
     }
 
+    /// The index in `read_lanes` of the lane plane `plane` of die `d` senses on (with one lane a die,
+    /// every plane's).
+    #[inline]
+    fn lane_of(&self, d: usize, plane: usize) -> usize {
+        d * self.lanes as usize + if self.lanes == 1 { 0 } else { plane }
+    }
+
     /// The read lanes (bit i = lane i of the die) a read of the planes in `planes_mask` senses on.
     #[inline]
     fn lanes_of(&self, planes_mask: u32) -> u32 {
@@ -543,7 +551,7 @@ impl Nand {
     /// lanes). Returns when sensed.
     #[inline]
     fn lane_read(&mut self, d: usize, lane: usize, ready: Ns, dur: Ns) -> Ns {
-        let l = d * self.lanes as usize + lane;
+        let l = self.lane_of(d, lane);
         let (start, end) = self.read_lanes[l].reserve(ready.max(self.array_free[d]), dur);
         let idle = self.lane_idle(d, lane, start, end);
         let tl = &mut self.dies[d];
@@ -566,7 +574,7 @@ impl Nand {
 
     /// How much of `start..end` the reads on die `d`'s lanes other than `lane` cover, together.
     fn covered_by_other_lanes(&mut self, d: usize, lane: usize, start: Ns, end: Ns) -> Ns {
-        let first = d * self.lanes as usize;
+        let first = self.lane_of(d, 0);
         self.overlaps.clear();
         for l in (first..first + self.lanes as usize).filter(|&l| l != first + lane) {
             let clip = |&(s, e): &(Ns, Ns)| (s.max(start), e.min(end));

@@ -75,6 +75,15 @@ pub fn bg4_128gb_nand(plane_reads: bool) -> NandConfig {
     DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap().nand
 }
 
+/// bg4-128gb's NAND with or without plane reads and with these `[nand.suspension]` switches (which make
+/// each die track its operations one by one), at typical timings.
+pub fn bg4_128gb_nand_tracked(plane_reads: bool, enabled: bool, priority: bool) -> NandConfig {
+    let mut c = bg4_128gb_nand(plane_reads);
+    (c.suspension.enabled, c.suspension.read_priority) = (enabled, priority);
+    (c.tR_max_us, c.tPROG_max_us, c.tBERS_max_ms) = (vec![], vec![], 0.0);
+    c
+}
+
 /// A read's die time before its data-out: command + tR of page type 0.
 pub fn sense_ns(c: &NandConfig) -> Ns {
     c.command_overhead_ns + us_to_ns(c.tR_us[0])
