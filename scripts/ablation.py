@@ -141,9 +141,14 @@ def configurations() -> tuple[list[Config], list[str]]:
     candidates.append(
         Config(f"suspension {'on' if suspend else 'off'}", {"nand.suspension.enabled": suspend})
     )
-    if not config_value(base, "nand.suspension.read_priority"):
-        candidates.append(Config("read priority on", {"nand.suspension.read_priority": True}))
-    if suspend:
+    # Read priority: the opposite of the preset's (client presets serve reads first, as MQSim does).
+    priority = bool(config_value(base, "nand.suspension.read_priority"))
+    candidates.append(
+        Config(
+            f"read priority {'off' if priority else 'on'}", {"nand.suspension.read_priority": not priority}
+        )
+    )
+    if suspend and not priority:
         candidates.append(
             Config(
                 "suspension + read priority on",
@@ -535,8 +540,14 @@ def findings(
         notes.append(
             f"{' / '.join(flat)}: the mix's maximum read latency stays at {worst / 1e3:.1f} ms "
             f"(baseline {base['mix max us'] / 1e3:.1f} ms). Suspension only interrupts the program or erase "
-            "running when a read arrives; a read behind a queue of paced-GC work on its die still waits for "
-            "the queue. With read priority as well, reads go ahead of queued work (the rows after it)."
+            "running when a read arrives (up to its cap per operation); "
+            + (
+                "a read behind a queue of paced-GC work on its die still waits for the queue. With read "
+                "priority as well, reads go ahead of queued work (the rows after it)."
+                if "suspension + read priority on" in by
+                else "the preset already serves reads ahead of queued work, so the worst read waits for work "
+                "suspension does not interrupt."
+            )
         )
     odd = [
         n

@@ -22,9 +22,12 @@ SSDLAB = Path(sys.executable).parent / "ssdlab"
 
 @pytest.fixture(scope="module")
 def iops_result() -> pts.PtsResult:
-    # A 4 GB drive scaled with its blocks (the spare share kept, so GC runs): 0.2 s cells reach steady state.
+    # A 4 GB drive scaled with its blocks (the spare share kept, so GC runs): 0.5 s cells reach steady state
+    # (round 15). 0.2 s cells did until dies served reads first (read priority, 2026-12-01): the GC work the
+    # mixed cells' reads put back now reaches into the next cell, and the write cell swung +-20% round to
+    # round on a drive this small to the end of round 25.
     drive = ssdlab.Drive.from_preset("generic-tlc-dram", capacity_gb=4)
-    return run_pts(drive, round_time="0.2s", tests=("iops",))
+    return run_pts(drive, round_time="0.5s", tests=("iops",))
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +159,7 @@ def test_wsat_iops_fall_from_fob_to_steady_state(wsat_result: pts.PtsResult) -> 
 def test_header_says_how_the_run_was_scaled(iops_result: pts.PtsResult) -> None:
     h = iops_result.header
     assert "generic-tlc-dram (4 GB user capacity)" in h
-    assert "cells of 0.2 s, at most 25 rounds" in h and "T1 Q32" in h
+    assert "cells of 0.5 s, at most 25 rounds" in h and "T1 Q32" in h
     titles = [str(t.title) for t in iops_result.tables()]
     assert all(h in t for t in titles if not t.startswith("IOPS steady-state rounds"))
     matrix = iops_result.iops_table()

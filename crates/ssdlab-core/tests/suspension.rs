@@ -276,3 +276,55 @@ fn without_suspension_only_reads_that_find_their_die_programming_or_erasing_wait
         waited * 100.0
     );
 }
+
+#[test]
+fn with_read_priority_reads_beside_a_writer_wait_for_one_program_not_the_queue() {
+    // A client drive as shipped (no suspension, read priority): 4 KiB reads at QD4 beside a 128 KiB
+    // writer filling its SLC cache. A read waits for the SLC program running on its die when it arrives,
+    // then goes ahead of those queued behind it; on a FIFO die it waits for the whole queue.
+    let reads = Workload {
+        rw: Rw::RandRead,
+        bs: 4096,
+        iodepth: 4,
+        size: 1 << 30,
+        runtime_ns: 200 * MS,
+        time_based: true,
+        seed: 1,
+        ..Workload::default()
+    };
+    let writes = Workload {
+        rw: Rw::Write,
+        bs: 128 << 10,
+        iodepth: 8,
+        offset: 4 << 30,
+        size: 4 << 30,
+        runtime_ns: 200 * MS,
+        seed: 2,
+        ..Workload::default()
+    };
+    let run = |priority: &str| {
+        let o = [("ftl.user_capacity_gb", "16"), ("nand.suspension.read_priority", priority)];
+        let mut d = drive("bg4-128gb", &o);
+        let fill =
+            Workload { rw: Rw::Write, bs: 128 << 10, iodepth: 32, size: 1 << 30, ..Workload::default() };
+        d.run(&fill, &mut |_| true).unwrap();
+        let res = d.run_jobs(&[reads.clone(), writes.clone()], &mut |_| true).unwrap();
+        assert!(res.jobs[1].write.bytes > 64 << 20, "the writer kept the dies programming");
+        res.jobs[0].lat_read.clone()
+    };
+    let (first, fifo) = (run("true"), run("false"));
+    let c = drive("bg4-128gb", &[]).config().nand.clone();
+    let slc_program = c.command_overhead_ns + us_to_ns(c.slc_tPROG_us);
+    // one program, the reads queued on the die ahead of it (QD4) and the rest of the path
+    assert!(
+        first.max_ns() < slc_program + 250 * US,
+        "worst read {} ns against one {slc_program} ns SLC program",
+        first.max_ns()
+    );
+    assert!(
+        fifo.mean_ns() > 3.0 * first.mean_ns(),
+        "FIFO mean {:.0} ns, read priority {:.0} ns",
+        fifo.mean_ns(),
+        first.mean_ns()
+    );
+}

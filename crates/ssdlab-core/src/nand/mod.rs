@@ -234,8 +234,8 @@ pub struct Nand {
     /// Host reads' sensing lanes (die-major), each with its gaps, so a read booked for later (behind a
     /// map-page read) does not hold up one that can go now, as a die's command queue would serve it. With
     /// `independent_plane_read` one lane a plane (a single-plane read senses beside the die's other
-    /// planes), without it one a die. Empty when suspension or read priority tracks a die's operations
-    /// and its planes do not read on their own: the die's operation list orders its reads then.
+    /// planes), without it one a die. Empty when suspension is on and the die's planes do not read on
+    /// their own: the die's operation list orders its reads then.
     read_lanes: Vec<GapTimeline>,
     /// Read lanes a die: its planes with `independent_plane_read`, else 1.
     lanes: u32,
@@ -263,7 +263,9 @@ impl Nand {
         // a single-plane die has nothing to overlap
         let plane_reads = c.independent_plane_read && geo.planes > 1;
         let lanes = if plane_reads { geo.planes } else { 1 };
-        let has_lanes = plane_reads || !policy.tracks();
+        // a die that reads one page at a time orders its reads by its operation list only when a read may
+        // suspend the work running there; read priority alone moves queued work back behind a lane's read
+        let has_lanes = plane_reads || !policy.enabled;
         let registers = vec![None; (geo.dies * geo.planes) as usize];
         Nand {
             die_ops: if policy.tracks() { vec![DieOps::default(); geo.dies as usize] } else { Vec::new() },
@@ -366,6 +368,8 @@ impl Nand {
         let done = if self.read_lanes.is_empty() {
             let tl = &mut self.dies[d];
             self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns).0
+        } else if !self.die_ops.is_empty() {
+            self.sense_tracked(d, planes_mask, ready.max(held), dur).0
         } else {
             let lanes = self.lanes_of(planes_mask);
             let lanes = (0..self.lanes as usize).filter(|l| lanes & (1 << l) != 0);
@@ -485,24 +489,25 @@ impl Nand {
         }
     }
 
-    /// A host read's sensing with `[nand.suspension]` on and `independent_plane_read`: a single-plane read
-    /// that does not suspend anything senses on its own plane's timeline, after the operation running on
-    /// the die and, with read priority, ahead of the work queued there (which moves back), without it after
-    /// all of it. A read that suspends a program or erase, and a multi-plane read, take the whole die by
-    /// its operation list, after the reads booked on their planes.
+    /// A host read's sensing with `[nand.suspension]` on and read lanes (`independent_plane_read`, or read
+    /// priority without suspension): a read on one lane that does not suspend anything senses on that
+    /// lane's timeline, after the operation running on the die and, with read priority, ahead of the work
+    /// queued there (which moves back), without it after all of it. A read that suspends a program or
+    /// erase, and a read over several plane lanes, take the whole die by its operation list, after the
+    /// reads booked on their lanes.
     fn sense_tracked(&mut self, d: usize, planes_mask: u32, ready: Ns, dur: Ns) -> (Ns, ReadOutcome) {
-        let running = self.die_ops[d].running_at(&self.policy, ready);
-        // tracked with lanes: a lane a plane
+        let (first_unfinished, running) = self.die_ops[d].running_at(&self.policy, ready);
         let first = self.lane_of(d, 0);
-        let planes = (0..self.geo.planes as usize).filter(|p| planes_mask & (1 << p) != 0).map(|p| first + p);
-        if planes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
+        let lanes_mask = self.lanes_of(planes_mask);
+        let lanes = (0..self.lanes as usize).filter(|l| lanes_mask & (1 << l) != 0).map(|l| first + l);
+        if lanes_mask.count_ones() > 1 || running.is_some_and(|(_, _, suspendable)| suspendable) {
             let tl = &mut self.dies[d];
-            let after_planes = planes.clone().map(|p| self.read_lanes[p].end()).max().unwrap_or(0);
-            let ready = ready.max(after_planes);
+            let after_lanes = lanes.clone().map(|l| self.read_lanes[l].end()).max().unwrap_or(0);
+            let ready = ready.max(after_lanes);
             let (sensed, outcome) =
                 self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns);
-            for p in planes {
-                self.read_lanes[p].reserve(sensed - dur, dur);
+            for l in lanes {
+                self.read_lanes[l].reserve(sensed - dur, dur);
             }
             return (sensed, outcome);
         }
@@ -512,13 +517,16 @@ impl Nand {
             _ if prio => ready,
             _ => self.die_ops[d].last_end().max(ready),
         };
-        let lane = planes_mask.trailing_zeros() as usize;
+        let lane = lanes_mask.trailing_zeros() as usize;
         let (start, end) = self.read_lanes[first + lane].reserve(from, dur);
         // the work it goes ahead of moves back whole: the die's busy time grows by the read's own
         let idle = self.lane_idle(d, lane, start, end);
         let tl = &mut self.dies[d];
-        let moved =
-            if prio { self.die_ops[d].put_ahead_of_queued(ready, (start, end), &mut tl.free_at) } else { 0 };
+        let moved = if prio {
+            self.die_ops[d].put_ahead_of_queued(first_unfinished, ready, (start, end), &mut tl.free_at)
+        } else {
+            0
+        };
         tl.busy_ns += idle;
         tl.free_at = tl.free_at.max(end);
         let outcome = match running {

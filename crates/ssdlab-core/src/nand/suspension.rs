@@ -108,7 +108,33 @@ impl DieOps {
     /// waits for its map page, another IO's read can go now), so one finished at a later read's ready
     /// time may still be running at this one's.
     fn first_unfinished(&self, t: Ns) -> usize {
-        self.ops.partition_point(|o| o.end <= t)
+        let len = self.ops.len();
+        // all finished: the common case of a read-heavy run
+        if self.ops.back().is_none_or(|o| o.end <= t) {
+            return len;
+        }
+        // the unfinished ones are a few at the end: gallop back from there, then search only that tail
+        // (a search of all the kept operations missed the cache on most of its probes)
+        let (mut lo, mut hi, mut step) = (len - 1, len - 1, 1); // ops[hi] ends after t
+        while lo > 0 {
+            lo = hi.saturating_sub(step);
+            if self.ops[lo].end <= t {
+                lo += 1;
+                break;
+            }
+            hi = lo;
+            step *= 2;
+        }
+        // the answer is in lo..=hi, and ops[hi] ends after t
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.ops[mid].end <= t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Place a host read of `dur` arriving at `t` on a die whose work ends at `*free_at`. Updates
@@ -243,16 +269,19 @@ impl DieOps {
         *free_at = (*free_at).max(not_before);
     }
 
-    /// The operation running at `t`: its kind, end, and whether it may be suspended for a host read
-    /// under `p` (a program or erase below the cap; without read priority only when nothing is queued
-    /// behind it).
-    pub fn running_at(&self, p: &Policy, t: Ns) -> Option<(OpKind, Ns, bool)> {
+    /// The position of the first operation unfinished at `t` (for [`DieOps::put_ahead_of_queued`], the
+    /// list unchanged since), and the operation running at `t`: its kind, end, and whether it may be
+    /// suspended for a host read under `p` (a program or erase below the cap; without read priority only
+    /// when nothing is queued behind it).
+    pub fn running_at(&self, p: &Policy, t: Ns) -> (usize, Option<(OpKind, Ns, bool)>) {
         let i = self.first_unfinished(t);
-        let cur = *self.ops.get(i).filter(|o| o.start <= t)?;
+        let Some(cur) = self.ops.get(i).filter(|o| o.start <= t) else {
+            return (i, None);
+        };
         let long = matches!(cur.kind, OpKind::Program | OpKind::Erase);
         let suspendable =
             long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops.len() == i + 1);
-        Some((cur.kind, cur.end, suspendable))
+        (i, Some((cur.kind, cur.end, suspendable)))
     }
 
     /// When the die's last operation ends (0 if none is kept).
@@ -260,14 +289,14 @@ impl DieOps {
         self.ops.back().map_or(0, |o| o.end)
     }
 
-    /// A plane read booked at `read` (start, end) for a host read that arrived at `t` goes ahead of the
+    /// A lane's read booked at `read` (start, end) for a host read that arrived at `t` goes ahead of the
     /// work queued then (operations not yet started) that it meets: that work moves back to start no
-    /// earlier than the read's end. Returns how far it moved.
-    pub fn put_ahead_of_queued(&mut self, t: Ns, read: (Ns, Ns), free_at: &mut Ns) -> Ns {
+    /// earlier than the read's end. `first` is [`DieOps::running_at`]'s position for `t`. Returns how far
+    /// it moved.
+    pub fn put_ahead_of_queued(&mut self, first: usize, t: Ns, read: (Ns, Ns), free_at: &mut Ns) -> Ns {
         // Host reads booked on the die (multi-plane, or one that suspended a program) keep their place:
         // the plane read is on another plane.
         let meets = |o: &Op| o.start > t && o.end > read.0 && o.kind != OpKind::HostRead;
-        let first = self.first_unfinished(t);
         let Some(i) = self.ops.range(first..).position(meets).map(|k| first + k) else {
             return 0;
         };
@@ -282,5 +311,29 @@ impl DieOps {
         self.ops.push_back(Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
         *free_at = (*free_at).max(end);
         end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_search_finds_the_first_unfinished_operation_as_a_full_search_does() {
+        for n in [0usize, 1, 2, 3, 7, 100, 1000] {
+            let mut ops = DieOps::default();
+            for k in 0..n as Ns {
+                ops.ops.push_back(Op {
+                    start: 10 * k,
+                    end: 10 * k + 7,
+                    kind: OpKind::Program,
+                    suspensions: 0,
+                });
+            }
+            for t in 0..10 * n as Ns + 20 {
+                let expected = ops.ops.partition_point(|o| o.end <= t);
+                assert_eq!(ops.first_unfinished(t), expected, "{n} operations, t {t}");
+            }
+        }
     }
 }

@@ -69,9 +69,13 @@ pub fn qd1_read_ns(cfg: &DriveConfig) -> u64 {
         + cfg.host.complete_ns
 }
 
-/// bg4-128gb's NAND (2 planes a die, no cache read), with or without independent plane reads.
+/// bg4-128gb's NAND (2 planes a die, no cache read), with or without independent plane reads, on dies that
+/// serve their work in the order it is booked (read priority off: [`bg4_128gb_nand_tracked`] turns it on).
 pub fn bg4_128gb_nand(plane_reads: bool) -> NandConfig {
-    let o = vec![("nand.independent_plane_read".to_string(), plane_reads.to_string())];
+    let o = vec![
+        ("nand.independent_plane_read".to_string(), plane_reads.to_string()),
+        ("nand.suspension.read_priority".to_string(), "false".to_string()),
+    ];
     DriveConfig::from_toml_str(&preset_text("bg4-128gb"), &o).unwrap().nand
 }
 
