@@ -312,8 +312,9 @@ fn with_read_priority_reads_beside_a_writer_wait_for_one_program_not_the_queue()
         assert!(res.jobs[1].write.bytes > 64 << 20, "the writer kept the dies programming");
         res.jobs[0].lat_read.clone()
     };
-    let (first, fifo) = (run("true"), run("false"));
     let c = drive("bg4-128gb", &[]).config().nand.clone();
+    assert!(c.suspension.read_priority && !c.suspension.enabled, "the preset serves reads first");
+    let (first, fifo) = (run("true"), run("false"));
     let slc_program = c.command_overhead_ns + us_to_ns(c.slc_tPROG_us);
     // one program, the reads queued on the die ahead of it (QD4) and the rest of the path
     assert!(
