@@ -114,34 +114,49 @@ impl GapTimeline {
 }
 
 /// The index of the first interval of `busy` ending after `ready`. Requests mostly land near the end of
-/// the timeline (a few dozen future bookings behind thousands of finished ones), so gallop back from the
-/// end and binary-search only that tail: the cache lines near the end, not a search over all kept.
+/// the timeline (a few dozen future bookings behind thousands of finished ones): see [`first_from_end`].
 #[inline]
 fn first_ending_after(busy: &[(Ns, Ns)], ready: Ns) -> usize {
-    let len = busy.len();
-    match busy.last() {
-        Some(&(_, e)) if e > ready => {}
-        _ => return len,
+    first_from_end(busy.len(), |i| busy[i].1 <= ready)
+}
+
+/// `partition_point` for a list whose items `done` holds for form a prefix and whose answer is most often
+/// among its last few items (bookings on a timeline, a die's queued work): look at the last few one by
+/// one, then gallop back from the end and binary-search only that tail, so the probes stay in the cache
+/// lines near the end rather than spread over the whole list.
+#[inline]
+pub(crate) fn first_from_end(len: usize, done: impl Fn(usize) -> bool) -> usize {
+    if len == 0 || done(len - 1) {
+        return len;
     }
-    // most requests land among the last few intervals (a random read at QD32: within 2 of the end
-    // three times in four), so look at those one by one before galloping
+    // most requests land among the last few (a random read at QD32: within 2 of the end three times in
+    // four), so look at those one by one before galloping
     for k in 2..=4.min(len) {
-        if busy[len - k].1 <= ready {
+        if done(len - k) {
             return len - k + 1;
         }
     }
-    let (mut lo, mut hi) = (len, len); // every interval from `hi` on ends after `ready`
+    let (mut lo, mut hi) = (len, len); // every item from `hi` on is not done
     let mut step = 8;
     while lo > 0 {
         lo = len.saturating_sub(step);
-        if busy[lo].1 <= ready {
+        if done(lo) {
             break;
         }
         hi = lo;
         step *= 2;
     }
     // the answer is in lo..=hi
-    lo + busy[lo..hi].partition_point(|&(_, e)| e <= ready)
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let mid = (a + b) / 2;
+        if done(mid) {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    a
 }
 
 #[cfg(test)]

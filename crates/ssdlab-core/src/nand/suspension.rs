@@ -10,7 +10,7 @@
 //! and so everything scheduled afterwards, does include the shift.
 
 use crate::config::NandSuspensionConfig;
-use crate::engine::{us_to_ns, Ns};
+use crate::engine::{first_from_end, us_to_ns, Ns};
 use std::collections::VecDeque;
 
 /// Operations kept per die at most (older ones are dropped: long finished in practice).
@@ -108,33 +108,8 @@ impl DieOps {
     /// waits for its map page, another IO's read can go now), so one finished at a later read's ready
     /// time may still be running at this one's.
     fn first_unfinished(&self, t: Ns) -> usize {
-        let len = self.ops.len();
-        // all finished: the common case of a read-heavy run
-        if self.ops.back().is_none_or(|o| o.end <= t) {
-            return len;
-        }
-        // the unfinished ones are a few at the end: gallop back from there, then search only that tail
-        // (a search of all the kept operations missed the cache on most of its probes)
-        let (mut lo, mut hi, mut step) = (len - 1, len - 1, 1); // ops[hi] ends after t
-        while lo > 0 {
-            lo = hi.saturating_sub(step);
-            if self.ops[lo].end <= t {
-                lo += 1;
-                break;
-            }
-            hi = lo;
-            step *= 2;
-        }
-        // the answer is in lo..=hi, and ops[hi] ends after t
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.ops[mid].end <= t {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        // all finished is the common case of a read-heavy run; else the unfinished ones are a few at the end
+        first_from_end(self.ops.len(), |i| self.ops[i].end <= t)
     }
 
     /// Place a host read of `dur` arriving at `t` on a die whose work ends at `*free_at`. Updates
