@@ -122,41 +122,44 @@ fn first_ending_after(busy: &[(Ns, Ns)], ready: Ns) -> usize {
 
 /// `partition_point` for a list whose items `done` holds for form a prefix and whose answer is most often
 /// among its last few items (bookings on a timeline, a die's queued work): look at the last few one by
-/// one, then gallop back from the end and binary-search only that tail, so the probes stay in the cache
-/// lines near the end rather than spread over the whole list.
+/// one, then step back from the end in windows growing fourfold and search the window that holds the
+/// answer, so the probes stay in the cache lines near the end rather than spread over the whole list.
 #[inline]
 pub(crate) fn first_from_end(len: usize, done: impl Fn(usize) -> bool) -> usize {
     if len == 0 || done(len - 1) {
         return len;
     }
     // most requests land among the last few (a random read at QD32: within 2 of the end three times in
-    // four), so look at those one by one before galloping
+    // four), so look at those one by one
     for k in 2..=4.min(len) {
         if done(len - k) {
             return len - k + 1;
         }
     }
-    let (mut lo, mut hi) = (len, len); // every item from `hi` on is not done
-    let mut step = 8;
-    while lo > 0 {
-        lo = len.saturating_sub(step);
+    // the rest lands a few dozen from the end (work booked ahead on a channel behind queued programs)
+    let (mut hi, mut step) = (len.saturating_sub(4), 32); // item `hi` is not done
+    while hi > 0 {
+        let lo = hi.saturating_sub(step);
         if done(lo) {
-            break;
+            return first_after(lo, hi, done);
         }
-        hi = lo;
-        step *= 2;
+        (hi, step) = (lo, step * 4);
     }
-    // the answer is in lo..=hi
-    let (mut a, mut b) = (lo, hi);
-    while a < b {
-        let mid = (a + b) / 2;
-        if done(mid) {
-            a = mid + 1;
-        } else {
-            b = mid;
-        }
+    0
+}
+
+/// The first item not `done` after `lo` (done) up to `hi` (not done), by a binary search whose probes pick
+/// the next half without a branch (the outcome of each is a coin toss a branch predictor cannot learn).
+#[inline]
+fn first_after(mut lo: usize, hi: usize, done: impl Fn(usize) -> bool) -> usize {
+    let mut size = hi - lo; // `lo` is done and `lo + size` is not
+    while size > 1 {
+        let half = size / 2;
+        let mid = lo + half;
+        lo = std::hint::select_unpredictable(done(mid), mid, lo);
+        size -= half;
     }
-    a
+    lo + 1
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@
 
 use crate::config::NandSuspensionConfig;
 use crate::engine::{first_from_end, us_to_ns, Ns};
-use std::collections::VecDeque;
 
 /// Operations kept per die at most (older ones are dropped: long finished in practice).
 const KEEP: usize = 4096;
@@ -82,9 +81,14 @@ pub(super) enum ReadOutcome {
 }
 
 /// One die's operations.
+///
+/// They live in a plain `Vec` whose first `head` entries are already dropped, as a timeline's intervals do
+/// (`engine::GapTimeline`): the searches index a contiguous slice.
 #[derive(Clone, Debug, Default)]
 pub(super) struct DieOps {
-    ops: VecDeque<Op>,
+    all: Vec<Op>,
+    /// Entries of `all` before this are dropped.
+    head: usize,
 }
 
 impl DieOps {
@@ -92,14 +96,34 @@ impl DieOps {
     pub fn push(&mut self, free_at: Ns, ready: Ns, dur: Ns, kind: OpKind) -> (Ns, Ns) {
         let start = ready.max(free_at);
         self.trim();
-        self.ops.push_back(Op { start, end: start + dur, kind, suspensions: 0 });
+        self.all.push(Op { start, end: start + dur, kind, suspensions: 0 });
         (start, start + dur)
     }
 
-    /// Drop the oldest operations beyond `KEEP`.
+    /// The operations kept.
+    #[inline]
+    fn ops(&self) -> &[Op] {
+        &self.all[self.head..]
+    }
+
+    #[inline]
+    fn ops_mut(&mut self) -> &mut [Op] {
+        &mut self.all[self.head..]
+    }
+
+    /// Put `op` at index `i` of the kept operations.
+    fn insert(&mut self, i: usize, op: Op) {
+        self.all.insert(self.head + i, op);
+    }
+
+    /// Drop the oldest operations beyond `KEEP` (and cut the dropped prefix off once it is `KEEP` long).
     fn trim(&mut self) {
-        while self.ops.len() >= KEEP {
-            self.ops.pop_front();
+        while self.all.len() - self.head >= KEEP {
+            self.head += 1;
+        }
+        if self.head >= KEEP {
+            self.all.drain(..self.head);
+            self.head = 0;
         }
     }
 
@@ -109,7 +133,8 @@ impl DieOps {
     /// time may still be running at this one's.
     fn first_unfinished(&self, t: Ns) -> usize {
         // all finished is the common case of a read-heavy run; else the unfinished ones are a few at the end
-        first_from_end(self.ops.len(), |i| self.ops[i].end <= t)
+        let ops = self.ops();
+        first_from_end(ops.len(), |i| ops[i].end <= t)
     }
 
     /// Place a host read of `dur` arriving at `t` on a die whose work ends at `*free_at`. Updates
@@ -126,7 +151,7 @@ impl DieOps {
         self.trim();
         let i = self.first_unfinished(t);
         *busy += dur;
-        let Some(&cur) = self.ops.get(i) else {
+        let Some(&cur) = self.ops().get(i) else {
             // Nothing remembered is running: plain FIFO reservation.
             let start = t.max(*free_at);
             return (self.append(start, dur, free_at), ReadOutcome::Plain);
@@ -142,7 +167,7 @@ impl DieOps {
         // `cur` is running at t.
         match cur.kind {
             OpKind::Program | OpKind::Erase => {
-                let alone = self.ops.len() == i + 1;
+                let alone = self.ops().len() == i + 1;
                 if p.enabled && cur.suspensions < p.cap && (p.read_priority || alone) {
                     let (susp, outcome) = if cur.kind == OpKind::Program {
                         (p.susp_program, ReadOutcome::SuspendedProgram)
@@ -160,17 +185,17 @@ impl DieOps {
                         suspensions: cur.suspensions + 1,
                     };
                     // Later work moves back by the whole interruption.
-                    for o in self.ops.iter_mut().skip(i + 1) {
+                    for o in &mut self.ops_mut()[i + 1..] {
                         o.start += shift;
                         o.end += shift;
                     }
-                    self.ops[i] =
+                    self.ops_mut()[i] =
                         Op { start: cur.start, end: read_start, kind: OpKind::Suspending, suspensions: 0 };
-                    self.ops.insert(
+                    self.insert(
                         i + 1,
                         Op { start: read_start, end: read_end, kind: OpKind::HostRead, suspensions: 0 },
                     );
-                    self.ops.insert(i + 2, rest);
+                    self.insert(i + 2, rest);
                     *free_at = (*free_at + shift).max(rest.end);
                     return (read_end, outcome);
                 }
@@ -188,7 +213,7 @@ impl DieOps {
     /// it (and the host reads already booked behind it); without, after the other work queued behind it
     /// (`after_queued_work`). Returns its end and whether it moved queued work.
     fn after_running(&mut self, p: &Policy, i: usize, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
-        let from = self.ops[i].end;
+        let from = self.ops()[i].end;
         if !p.read_priority {
             return (self.after_queued_work(i + 1, from, dur, free_at), false);
         }
@@ -199,9 +224,9 @@ impl DieOps {
     /// on that is not a host read, in the first gap among the host reads booked after those that fits it
     /// (a read booked for later, waiting for its map page, leaves the die free before it).
     fn after_queued_work(&mut self, i: usize, from: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
-        let last_other = self.ops.range(i..).rposition(|o| o.kind != OpKind::HostRead).map(|k| i + k);
+        let last_other = self.ops()[i..].iter().rposition(|o| o.kind != OpKind::HostRead).map(|k| i + k);
         let (j, from) = match last_other {
-            Some(k) => (k + 1, from.max(self.ops[k].end)),
+            Some(k) => (k + 1, from.max(self.ops()[k].end)),
             None => (i, from),
         };
         self.ahead_of_queued_work(j, from, dur, free_at).0
@@ -213,7 +238,7 @@ impl DieOps {
     /// queued work, which moves back. Returns its end and whether it moved any work.
     fn ahead_of_queued_work(&mut self, mut j: usize, from: Ns, dur: Ns, free_at: &mut Ns) -> (Ns, bool) {
         let mut start = from;
-        while let Some(o) = self.ops.get(j).filter(|o| o.kind == OpKind::HostRead) {
+        while let Some(o) = self.ops().get(j).filter(|o| o.kind == OpKind::HostRead) {
             if start + dur <= o.start {
                 break;
             }
@@ -221,21 +246,21 @@ impl DieOps {
             j += 1;
         }
         let end = start + dur;
-        let moved = self.ops.get(j).is_some_and(|o| o.kind != OpKind::HostRead && o.start < end);
-        self.ops.insert(j, Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
+        let moved = self.ops().get(j).is_some_and(|o| o.kind != OpKind::HostRead && o.start < end);
+        self.insert(j, Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
         self.shift_from(j + 1, end, free_at);
         (end, moved)
     }
 
     /// Move the operations from index `i` on back so the first starts no earlier than `not_before`.
     fn shift_from(&mut self, i: usize, not_before: Ns, free_at: &mut Ns) {
-        let Some(next) = self.ops.get(i) else {
+        let Some(next) = self.ops().get(i) else {
             *free_at = (*free_at).max(not_before);
             return;
         };
         let delta = not_before.saturating_sub(next.start);
         if delta > 0 {
-            for o in self.ops.iter_mut().skip(i) {
+            for o in &mut self.ops_mut()[i..] {
                 o.start += delta;
                 o.end += delta;
             }
@@ -250,18 +275,18 @@ impl DieOps {
     /// when nothing is queued behind it).
     pub fn running_at(&self, p: &Policy, t: Ns) -> (usize, Option<(OpKind, Ns, bool)>) {
         let i = self.first_unfinished(t);
-        let Some(cur) = self.ops.get(i).filter(|o| o.start <= t) else {
+        let Some(cur) = self.ops().get(i).filter(|o| o.start <= t) else {
             return (i, None);
         };
         let long = matches!(cur.kind, OpKind::Program | OpKind::Erase);
         let suspendable =
-            long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops.len() == i + 1);
+            long && p.enabled && cur.suspensions < p.cap && (p.read_priority || self.ops().len() == i + 1);
         (i, Some((cur.kind, cur.end, suspendable)))
     }
 
     /// When the die's last operation ends (0 if none is kept).
     pub fn last_end(&self) -> Ns {
-        self.ops.back().map_or(0, |o| o.end)
+        self.ops().last().map_or(0, |o| o.end)
     }
 
     /// A lane's read booked at `read` (start, end) for a host read that arrived at `t` goes ahead of the
@@ -272,10 +297,10 @@ impl DieOps {
         // Host reads booked on the die (multi-plane, or one that suspended a program) keep their place:
         // the plane read is on another plane.
         let meets = |o: &Op| o.start > t && o.end > read.0 && o.kind != OpKind::HostRead;
-        let Some(i) = self.ops.range(first..).position(meets).map(|k| first + k) else {
+        let Some(i) = self.ops()[first..].iter().position(meets).map(|k| first + k) else {
             return 0;
         };
-        let delta = read.1.saturating_sub(self.ops[i].start);
+        let delta = read.1.saturating_sub(self.ops()[i].start);
         self.shift_from(i, read.1, free_at);
         delta
     }
@@ -283,7 +308,7 @@ impl DieOps {
     fn append(&mut self, start: Ns, dur: Ns, free_at: &mut Ns) -> Ns {
         self.trim();
         let end = start + dur;
-        self.ops.push_back(Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
+        self.all.push(Op { start, end, kind: OpKind::HostRead, suspensions: 0 });
         *free_at = (*free_at).max(end);
         end
     }
@@ -298,15 +323,10 @@ mod tests {
         for n in [0usize, 1, 2, 3, 7, 100, 1000] {
             let mut ops = DieOps::default();
             for k in 0..n as Ns {
-                ops.ops.push_back(Op {
-                    start: 10 * k,
-                    end: 10 * k + 7,
-                    kind: OpKind::Program,
-                    suspensions: 0,
-                });
+                ops.all.push(Op { start: 10 * k, end: 10 * k + 7, kind: OpKind::Program, suspensions: 0 });
             }
             for t in 0..10 * n as Ns + 20 {
-                let expected = ops.ops.partition_point(|o| o.end <= t);
+                let expected = ops.ops().partition_point(|o| o.end <= t);
                 assert_eq!(ops.first_unfinished(t), expected, "{n} operations, t {t}");
             }
         }
