@@ -858,8 +858,11 @@ impl Drive {
                 stats.record(&c);
             }
         };
-        for (n, rec) in records.enumerate() {
-            if n % 65_536 == 65_535 && !progress() {
+        let mut records = records.peekable();
+        let mut n = 0u64;
+        while let Some(rec) = records.next() {
+            n += 1;
+            if n.is_multiple_of(65_536) && !progress() {
                 return Err(SimError::Cancelled);
             }
             let rec = rec?;
@@ -880,6 +883,10 @@ impl Drive {
                 }
             }
             self.submit_unread(rec.cmd)?;
+            if let Some(Ok(next)) = records.peek() {
+                // its map entry is a cache miss on a large drive: load it while this one is handled
+                self.ctl.ftl.prefetch((next.cmd.offset / SLOT_BYTES) as u32);
+            }
         }
         while self.advance_to_next_completion().is_some() {
             drain(self, &mut stats);
