@@ -9,7 +9,7 @@ mod timeline;
 
 pub(crate) use queue::{Event, EventQueue};
 pub(crate) use rng::{stream, Rng};
-pub(crate) use timeline::{first_from_end, GapTimeline};
+pub(crate) use timeline::{first_from_end, GapTimeline, Kept};
 
 /// Simulated time in nanoseconds.
 pub type Ns = u64;

@@ -11,24 +11,78 @@ use super::Ns;
 /// Busy intervals kept at most (older ones are dropped: long finished in practice).
 const KEEP: usize = 4096;
 
-/// A resource's busy intervals (sorted, disjoint, touching ones merged): a reservation takes the first idle
-/// gap at or after its ready time that fits it.
-///
-/// The intervals live in a plain `Vec` whose first `head` entries are already dropped: searches index a
-/// contiguous slice (a `VecDeque` paid a wrap-around check on every probe of the binary search), and the
-/// dropped prefix is cut off once it is `KEEP` long, one move per `KEEP` reservations.
+/// A list that keeps only its newest items (a timeline's intervals, a die's operations), in a plain `Vec`
+/// whose first `head` entries are already dropped: searches index a contiguous slice (a `VecDeque` pays a
+/// wrap-around check on every probe of a binary search), and the dropped prefix is cut off once it is as
+/// long as the list keeps, one move per that many drops.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept<T> {
+    all: Vec<T>,
+    /// Entries of `all` before this are dropped.
+    head: usize,
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept { all: Vec::new(), head: 0 }
+    }
+}
+
+impl<T> Kept<T> {
+    /// The items kept, oldest first.
+    #[inline]
+    pub fn live(&self) -> &[T] {
+        &self.all[self.head..]
+    }
+
+    #[inline]
+    pub fn live_mut(&mut self) -> &mut [T] {
+        &mut self.all[self.head..]
+    }
+
+    /// Put `item` at index `i` of the items kept.
+    #[inline]
+    pub fn insert(&mut self, i: usize, item: T) {
+        self.all.insert(self.head + i, item);
+    }
+
+    #[inline]
+    pub fn push(&mut self, item: T) {
+        self.all.push(item);
+    }
+
+    /// Remove the item at index `i` of the items kept.
+    #[inline]
+    pub fn remove(&mut self, i: usize) {
+        self.all.remove(self.head + i);
+    }
+
+    /// Drop the oldest items beyond the newest `n`.
+    #[inline]
+    pub fn keep_last(&mut self, n: usize) {
+        let len = self.all.len() - self.head;
+        if len > n {
+            self.head += len - n;
+            if self.head >= n {
+                self.all.drain(..self.head);
+                self.head = 0;
+            }
+        }
+    }
+}
+
+/// A resource's busy intervals (sorted, disjoint, touching ones merged, the last `KEEP`): a reservation
+/// takes the first idle gap at or after its ready time that fits it.
 #[derive(Clone, Debug, Default)]
 pub struct GapTimeline {
-    busy: Vec<(Ns, Ns)>,
-    /// Entries of `busy` before this are dropped.
-    head: usize,
+    busy: Kept<(Ns, Ns)>,
 }
 
 impl GapTimeline {
     /// The kept busy intervals.
     #[inline]
     fn live(&self) -> &[(Ns, Ns)] {
-        &self.busy[self.head..]
+        self.busy.live()
     }
 
     /// When the last reservation ends (0 if none).
@@ -71,24 +125,24 @@ impl GapTimeline {
     /// unchanged since. Returns (start, end).
     pub fn book(&mut self, start: Ns, i: usize, dur: Ns) -> (Ns, Ns) {
         let end = start + dur;
-        let (h, i) = (self.head, self.head + i);
+        let live = self.busy.live_mut();
         // Merge with the interval before (ends at start) and after (starts at end).
-        let before = i > h && self.busy[i - 1].1 == start;
-        let after = self.busy.get(i).is_some_and(|&(s, _)| s == end);
+        let before = i > 0 && live[i - 1].1 == start;
+        let after = live.get(i).is_some_and(|&(s, _)| s == end);
         match (before, after) {
             (true, true) => {
-                self.busy[i - 1].1 = self.busy[i].1;
+                live[i - 1].1 = live[i].1;
                 self.busy.remove(i);
             }
-            (true, false) => self.busy[i - 1].1 = end,
-            (false, true) => self.busy[i].0 = start,
+            (true, false) => live[i - 1].1 = end,
+            (false, true) => live[i].0 = start,
             (false, false) => {
                 if dur > 0 {
                     self.busy.insert(i, (start, end));
                 }
             }
         }
-        self.drop_old();
+        self.busy.keep_last(KEEP);
         (start, end)
     }
 
@@ -99,17 +153,6 @@ impl GapTimeline {
         let i = first_ending_after(live, start);
         let n = live[i..].iter().take_while(|&&(s, _)| s < end).count();
         &live[i..i + n]
-    }
-
-    /// Drop the oldest interval past `KEEP`, and cut the dropped prefix off once it is `KEEP` long.
-    fn drop_old(&mut self) {
-        if self.busy.len() - self.head > KEEP {
-            self.head += 1;
-            if self.head >= KEEP {
-                self.busy.drain(..self.head);
-                self.head = 0;
-            }
-        }
     }
 }
 

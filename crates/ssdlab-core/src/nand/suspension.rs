@@ -10,7 +10,7 @@
 //! and so everything scheduled afterwards, does include the shift.
 
 use crate::config::NandSuspensionConfig;
-use crate::engine::{first_from_end, us_to_ns, Ns};
+use crate::engine::{first_from_end, us_to_ns, Kept, Ns};
 
 /// Operations kept per die at most (older ones are dropped: long finished in practice).
 const KEEP: usize = 4096;
@@ -80,15 +80,10 @@ pub(super) enum ReadOutcome {
     Prioritised,
 }
 
-/// One die's operations.
-///
-/// They live in a plain `Vec` whose first `head` entries are already dropped, as a timeline's intervals do
-/// (`engine::GapTimeline`): the searches index a contiguous slice.
+/// One die's operations (the last `KEEP`).
 #[derive(Clone, Debug, Default)]
 pub(super) struct DieOps {
-    all: Vec<Op>,
-    /// Entries of `all` before this are dropped.
-    head: usize,
+    all: Kept<Op>,
 }
 
 impl DieOps {
@@ -103,28 +98,22 @@ impl DieOps {
     /// The operations kept.
     #[inline]
     fn ops(&self) -> &[Op] {
-        &self.all[self.head..]
+        self.all.live()
     }
 
     #[inline]
     fn ops_mut(&mut self) -> &mut [Op] {
-        &mut self.all[self.head..]
+        self.all.live_mut()
     }
 
     /// Put `op` at index `i` of the kept operations.
     fn insert(&mut self, i: usize, op: Op) {
-        self.all.insert(self.head + i, op);
+        self.all.insert(i, op);
     }
 
-    /// Drop the oldest operations beyond `KEEP` (and cut the dropped prefix off once it is `KEEP` long).
+    /// Make room for one more operation: drop the oldest beyond `KEEP - 1`.
     fn trim(&mut self) {
-        while self.all.len() - self.head >= KEEP {
-            self.head += 1;
-        }
-        if self.head >= KEEP {
-            self.all.drain(..self.head);
-            self.head = 0;
-        }
+        self.all.keep_last(KEEP - 1);
     }
 
     /// The index of the first operation still unfinished at `t`. Operations are not dropped when they
