@@ -243,6 +243,24 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_list_holds_its_newest_items_in_order_across_many_drops() {
+        let mut kept = Kept::default();
+        for k in 0..1000u32 {
+            if k % 7 == 3 && kept.live().len() > 1 {
+                // indices are the kept items', whatever was dropped before them
+                kept.insert(1, u32::MAX);
+                assert_eq!(kept.live()[1], u32::MAX);
+                kept.remove(1);
+            }
+            kept.push(k);
+            kept.keep_last(10);
+            let first = k.saturating_sub(9);
+            assert_eq!(kept.live(), (first..=k).collect::<Vec<_>>(), "after item {k}");
+        }
+        assert!(kept.all.len() < 2 * 10, "the dropped prefix is cut off: {} stored", kept.all.len());
+    }
+
+    #[test]
     fn dropping_old_intervals_keeps_the_last_keep_as_a_plain_list_would() {
         // the reference: every interval in a list, the oldest dropped past KEEP, a linear search
         let mut reference: Vec<(Ns, Ns)> = Vec::new();
