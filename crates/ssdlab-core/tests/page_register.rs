@@ -91,6 +91,27 @@ fn with_suspension_or_read_priority_the_register_holds_as_without() {
 }
 
 #[test]
+fn a_hit_on_both_planes_books_as_a_two_plane_sense_does_in_every_die_order() {
+    // the hit and the sense share one booking: a two-plane hit takes the die (one data-out interface)
+    // after the sense that filled both registers, whether the die is FIFO, tracked, or reads by plane
+    for plane_reads in [false, true] {
+        for (enabled, priority) in [(false, false), (true, false), (false, true), (true, true)] {
+            let c = bg4_128gb_nand_tracked(plane_reads, enabled, priority);
+            let how = format!("plane reads {plane_reads}, suspension {enabled}, priority {priority}");
+            let mut n = Nand::new(&c, 4096);
+            let a = n.host_read(0, 0, 7, 3, CellMode::Native, 0b11, 8192);
+            assert_eq!(a, sense_ns(&c) + bus_ns(&c, 8192), "{how}");
+            let b = n.host_read(0, 0, 7, 3, CellMode::Native, 0b11, 8192);
+            assert_eq!(b, a + c.command_overhead_ns + bus_ns(&c, 8192), "{how}");
+            // a one-plane read of another page after it waits for the hit's data-out
+            let other = n.host_read(0, 0, 7, 4, CellMode::Native, 0b01, 4096);
+            assert_eq!(other, b + sense_ns(&c) + bus_ns(&c, 4096), "{how}");
+            assert_eq!((n.counters.register_hits, n.counters.pages_read), (1, 3), "{how}");
+        }
+    }
+}
+
+#[test]
 fn small_sequential_reads_sense_each_page_once() {
     // 4 KiB sequential reads at QD4 of data in SLC: four reads a 16 KiB page, one sense a page; the same
     // with suspension or read priority on (the die's work is then tracked operation by operation).

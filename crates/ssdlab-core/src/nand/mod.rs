@@ -365,16 +365,7 @@ impl Nand {
         let bus = self.timing.bus_ns(bytes);
         let out = if self.timing.cache_read { 0 } else { bus };
         let dur = self.stretched(self.timing.command + out);
-        let done = if self.read_lanes.is_empty() {
-            let tl = &mut self.dies[d];
-            self.die_ops[d].host_read(&self.policy, ready, dur, &mut tl.free_at, &mut tl.busy_ns).0
-        } else if !self.die_ops.is_empty() {
-            self.sense_tracked(d, planes_mask, ready.max(held), dur).0
-        } else {
-            let lanes = self.lanes_of(planes_mask);
-            let lanes = (0..self.lanes as usize).filter(|l| lanes & (1 << l) != 0);
-            lanes.map(|l| self.lane_read(d, l, ready.max(held), dur)).max().unwrap_or(held)
-        };
+        let done = self.book_host_read(d, planes_mask, ready.max(held), dur);
         self.hold(d, planes_mask, (block, page, done));
         let ch = self.geo.channel_of(die) as usize;
         self.channel_reserve(ch, done - out, bus).1
@@ -456,7 +447,14 @@ impl Nand {
         let spread = self.read_spread(page, mode);
         self.counters.read_plane_ns += (self.timing.read_ns(page, mode) + spread) * u64::from(planes);
         let dur = self.stretched(self.timing.read_die_ns(page, mode, bytes) + spread);
-        let d = die as usize;
+        self.book_host_read(die as usize, planes_mask, ready, dur)
+    }
+
+    /// Book `dur` of die `d`'s time from `ready` for a host read of the planes in `planes_mask` (a sense,
+    /// or a register hit's data-out): on its read lane, or the whole die, or by the die's operation list
+    /// (ahead of queued work with read priority, suspending with suspension on); counts how it went.
+    /// Returns when the die (or plane) is done with it.
+    fn book_host_read(&mut self, d: usize, planes_mask: u32, ready: Ns, dur: Ns) -> Ns {
         if self.die_ops.is_empty() {
             let (s, e) = self.last_long[d];
             if s <= ready && ready < e {
