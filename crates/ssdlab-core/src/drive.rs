@@ -480,7 +480,9 @@ impl Drive {
     }
 
     /// An error naming `what` while the drive is off (after a power cut, until `power_on`).
-    fn check_on(&self, what: &str) -> Result<(), SimError> {
+    /// `what` is formatted only when the drive is off (a command's op on every submit would cost an
+    /// allocation per IO).
+    fn check_on(&self, what: impl std::fmt::Display) -> Result<(), SimError> {
         if self.powered_off {
             return Err(WorkloadError::new("power", "the drive is off: power_on() first", what).into());
         }
@@ -1005,7 +1007,7 @@ impl Drive {
         keep_read_data: bool,
     ) -> Result<u64, SimError> {
         let now = self.now;
-        self.check_on(&cmd.op.to_string())?;
+        self.check_on(cmd.op)?;
         self.check_command(&cmd)?;
         if let Some(d) = data {
             if cmd.op != Op::Write {

@@ -157,6 +157,8 @@ pub struct Controller {
     pub nand: Nand,
     /// Host program units sent to flash and not yet programmed: (first PPN, slots, programmed at).
     in_flight: Vec<(Ppn, u32, Ns)>,
+    /// When the last of `in_flight` is programmed: from then on a read need not look through them.
+    in_flight_until: Ns,
     ops: Vec<FlashOp>,
     /// While a batch of ops is scheduled: per die touched, when its GC or fold reads are done.
     moved_ready: Vec<(u32, Ns)>,
@@ -195,6 +197,7 @@ impl Controller {
             ftl,
             nand,
             in_flight: Vec::new(),
+            in_flight_until: 0,
             ops: Vec::new(),
             moved_ready: Vec::new(),
             retry: ReadRetry::new(&cfg.nand.read_retry, cfg.seed),
@@ -493,6 +496,7 @@ impl Controller {
         self.ftl.sanitize(overwrite_passes, &mut self.ops);
         self.schedule(now);
         self.in_flight.clear();
+        self.in_flight_until = 0;
         self.buffer =
             WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(self.nand.geo.slot_bytes));
         self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
@@ -562,6 +566,7 @@ impl Controller {
             now
         };
         self.in_flight.clear();
+        self.in_flight_until = 0;
         self.buffer =
             WriteBuffer::new(cfg.controller.write_buffer_bytes() / u64::from(self.nand.geo.slot_bytes));
         self.map = MapCache::new(cfg, self.ftl.user_lpns(), &self.nand.geo);
@@ -626,7 +631,8 @@ impl Controller {
     fn in_write_buffer(&self, ppn: Ppn, now: Ns) -> bool {
         self.ftl.in_open_unit(ppn)
             // the range test first: it fails for nearly every program, and as one compare
-            || self.in_flight.iter().any(|&(first, n, done)| ppn.wrapping_sub(first) < n && done > now)
+            || now < self.in_flight_until
+                && self.in_flight.iter().any(|&(first, n, done)| ppn.wrapping_sub(first) < n && done > now)
     }
 
     /// Put the FTL's pending flash operations on the NAND timelines, starting at `now`.
@@ -674,6 +680,7 @@ impl Controller {
                         self.buffer.release_at(if data_in { loaded } else { done }, slots);
                         self.in_flight.retain(|&(_, _, d)| d > now);
                         self.in_flight.push((first, slots, done));
+                        self.in_flight_until = self.in_flight_until.max(done);
                     }
                 }
                 FlashOp::Erase { block } => {
