@@ -184,6 +184,25 @@ fn reads_of_just_written_data_hit_the_write_buffer() {
 }
 
 #[test]
+fn reads_of_data_whose_program_is_still_running_hit_the_write_buffer_and_later_the_flash() {
+    // 1 MiB written at QD1: whole program units go to flash and are read back at once, while the dies
+    // still program them (a TLC unit stays in the buffer until programmed); after an idle second every
+    // program is done and the same reads sense the flash
+    let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8"), ("ftl.slc_cache.enabled", "false")]);
+    let size = 1 << 20;
+    run(&mut d, Workload { rw: Rw::Write, bs: 128 << 10, size, ..Workload::default() });
+    let read = Workload { rw: Rw::Read, bs: 4096, iodepth: 32, size, ..Workload::default() };
+    let soon = run(&mut d, read.clone());
+    assert!(soon.counters[C::write_buffer_hits] > 0.0, "some reads find their data still buffered");
+    d.idle(SEC);
+    let later = run(&mut d, read);
+    // a second later only the unit still being filled (the last pages written) is buffered
+    let (hits, later_hits) = (soon.counters[C::write_buffer_hits], later.counters[C::write_buffer_hits]);
+    assert!(later_hits < hits, "{later_hits} hits a second later against {hits}");
+    assert!(later.counters[C::nand_pages_read] > soon.counters[C::nand_pages_read]);
+}
+
+#[test]
 fn bad_workloads_name_the_field() {
     let mut d = drive("bg4-1tb", &[("ftl.user_capacity_gb", "8")]);
     let cases = [

@@ -630,7 +630,8 @@ impl Controller {
 
     fn in_write_buffer(&self, ppn: Ppn, now: Ns) -> bool {
         self.ftl.in_open_unit(ppn)
-            // the range test first: it fails for nearly every program, and as one compare
+            // none in flight once the last is programmed (a read phase after writes); then the range
+            // test first: it fails for nearly every program, and as one compare
             || now < self.in_flight_until
                 && self.in_flight.iter().any(|&(first, n, done)| ppn.wrapping_sub(first) < n && done > now)
     }
