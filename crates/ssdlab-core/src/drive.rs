@@ -1050,6 +1050,7 @@ impl Drive {
             Op::Write => {
                 h.write_ios += 1;
                 h.write_bytes += cmd.len;
+                self.ctl.retire_programs(now);
                 let acked = self.ctl.write(start, span, cmd.compress_pct)?;
                 if cmd.fua {
                     acked.max(self.ctl.make_durable(acked))

@@ -212,3 +212,37 @@ fn a_tlc_unit_released_once_in_the_die_lets_a_small_buffer_feed_every_die() {
     let (programmed, _) = direct_tlc_mbps("programmed");
     assert!(programmed < 0.55 * dies_rate, "{programmed:.0} MB/s, dies {dies_rate:.0}");
 }
+
+#[test]
+fn data_stays_in_the_buffer_until_its_program_ends_whatever_writes_wait_behind_it() {
+    // two TLC units of buffer, each held until programmed: A fills one, B's first unit the other, and B's
+    // second unit waits for A's program to end before its data comes in. Until then A's data is only in
+    // the buffer: a read finds it there, a power cut would lose it.
+    let mut d = drive(
+        "bg4-128gb",
+        &[
+            ("ftl.slc_cache.enabled", "false"),
+            ("controller.write_buffer_kib", "192"),
+            ("controller.write_path.native_buffer_release", "programmed"),
+        ],
+    );
+    d.advance(SEC);
+    let unit = 96 << 10;
+    d.submit(Command::new(Op::Write, 0, unit)).unwrap();
+    d.submit(Command { tag: 1, ..Command::new(Op::Write, 16 * unit, 2 * unit) }).unwrap();
+    assert!(d.controller().is_volatile(0, d.now_ns()), "A is not programmed yet");
+    d.submit(Command { tag: 2, ..Command::new(Op::Read, 0, 4096) }).unwrap();
+    let mut read = None;
+    while d.advance_to_next_completion().is_some() {
+        while let Some(c) = d.poll() {
+            if c.tag == 2 {
+                read = Some(c.complete_ns - c.submit_ns);
+            }
+        }
+    }
+    // no sense: the data comes from the buffer (from flash it took ~200 us, after the die's program)
+    let tr_ns = (d.config().nand.tR_us[0] * 1e3) as u64;
+    let read = read.unwrap();
+    assert!(read < tr_ns, "the read took {read} ns, more than a sense ({tr_ns} ns)");
+    assert_eq!(d.counters()[Counter::write_buffer_hits], 1.0);
+}

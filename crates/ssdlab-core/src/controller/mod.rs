@@ -628,6 +628,14 @@ impl Controller {
         }
     }
 
+    /// The drive's clock is at `clock`: host programs finished by then leave the in-flight list, as every
+    /// later read, flush or power cut comes at or after it. (Pruned at a write's data-in time, which can lie
+    /// ahead of the clock, programs still running dropped off the list: their data was read from flash and
+    /// a power cut did not count it as lost.)
+    pub fn retire_programs(&mut self, clock: Ns) {
+        self.in_flight.retain(|&(_, _, done)| done > clock);
+    }
+
     fn in_write_buffer(&self, ppn: Ppn, now: Ns) -> bool {
         self.ftl.in_open_unit(ppn)
             // none in flight once the last is programmed (a read phase after writes); then the range
@@ -679,7 +687,6 @@ impl Controller {
                         let data_in =
                             mode == CellMode::Native && self.native_release == BufferRelease::DataIn;
                         self.buffer.release_at(if data_in { loaded } else { done }, slots);
-                        self.in_flight.retain(|&(_, _, d)| d > now);
                         self.in_flight.push((first, slots, done));
                         self.in_flight_until = self.in_flight_until.max(done);
                     }
