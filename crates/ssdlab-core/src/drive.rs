@@ -886,8 +886,7 @@ impl Drive {
             }
             self.submit_unread(rec.cmd)?;
             if let Some(Ok(next)) = records.peek() {
-                // its map entry is a cache miss on a large drive: load it while this one is handled
-                self.ctl.ftl.prefetch((next.cmd.offset / SLOT_BYTES) as u32);
+                self.prefetch_map_entry(next.cmd.offset);
             }
         }
         while self.advance_to_next_completion().is_some() {
@@ -965,7 +964,7 @@ impl Drive {
             let io = jb.next_io();
             self.submit_unread(Command { tag: u64::from(index), ..io })?;
             if let Some(next) = jb.upcoming_offset() {
-                self.ctl.ftl.prefetch((next / SLOT_BYTES) as u32);
+                self.prefetch_map_entry(next);
             }
             bytes += io.len;
             jb.outstanding += 1;
@@ -992,6 +991,13 @@ impl Drive {
     /// its pages; with data off `data` is ignored. `data` must be as long as the write.
     pub fn submit_with_data(&mut self, cmd: Command, data: Option<&[u8]>) -> Result<u64, SimError> {
         self.submit_inner(cmd, data, true)
+    }
+
+    /// The next command of a run or a replay will address byte `offset`: its map entry is a CPU cache
+    /// miss on a large drive, so it is loaded while this command is handled (the simulator's speed only).
+    #[inline]
+    fn prefetch_map_entry(&self, offset: u64) {
+        self.ctl.ftl.prefetch((offset / SLOT_BYTES) as u32);
     }
 
     /// A command of a run or a replay: nobody takes a read's data, so it is checked (CRC) but not copied
