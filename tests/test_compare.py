@@ -211,6 +211,21 @@ def test_cli_table_prints_each_figure_and_the_difference(tmp_path: Path) -> None
     assert list((tmp_path / "out").glob("compare-fill-*-curve-fill.png"))  # the curves overlaid
 
 
+def test_cli_many_inputs_print_as_several_tables_each_against_the_first(tmp_path: Path) -> None:
+    doc = _cdm("generic-tlc-dram")
+    saved = [str(_save(tmp_path, f"drive-{i}", {**doc, "preset": f"drive-{i}"})) for i in range(9)]
+    run = ssdlab_cli("compare", *saved, "--out", str(tmp_path / "out"))  # 200 columns
+    assert run.returncode == 0, run.stderr
+    titles = [line.strip() for line in run.stdout.splitlines() if line.strip().startswith("cdm8: ")]
+    assert len(titles) > 1, run.stdout  # nine drives do not fit 200 columns in one table
+    assert all(t.startswith("cdm8: drive-0 vs ") for t in titles)  # the baseline in every part
+    for i in range(1, 9):
+        assert sum(f"drive-{i}" in t for t in titles) == 1  # every other drive once
+        assert f"drive-{i} vs 1st" in run.stdout
+    assert "\u2026" not in run.stdout  # no figure cut short to an ellipsis
+    assert max(len(line) for line in run.stdout.splitlines()) <= 200
+
+
 @pytest.mark.parametrize(
     ("args", "field"),
     [

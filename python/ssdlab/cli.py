@@ -1005,7 +1005,8 @@ def compare(
     if json_:
         print(json.dumps(doc, indent=2))
     else:
-        stdout.print(c.table())
+        for table in c.tables(stdout.width):  # the first input in each, as many others as fit
+            stdout.print(table)
     for p in written:
         _wrote(console, p)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
 from ssdlab import suites
@@ -163,30 +164,55 @@ class Comparison:
             ],
         }
 
-    def table(self, with_note: bool = False) -> Table:
+    def table(self, with_note: bool = False, others: Sequence[int] | None = None) -> Table:
         """Figure, unit, one column per input, then one difference column per input after the first
         (green when better, red when worse); ``with_note``: :meth:`note` as its caption (as the HTML report
-        shows it)."""
-        t = Table(
-            title=f"{self.suite}: {' vs '.join(self.labels)}", caption=self.note() if with_note else None
-        )
+        shows it); ``others``: only these inputs after the first (indices into :attr:`labels`)."""
+        shown = [0, *(range(1, len(self.labels)) if others is None else others)]
+        labels = [self.labels[i] for i in shown]
+        t = Table(title=f"{self.suite}: {' vs '.join(labels)}", caption=self.note() if with_note else None)
         t.add_column("figure", no_wrap=True)
         t.add_column("unit")
-        for label in self.labels:
+        for label in labels:
             t.add_column(label, justify="right")
-        for label in self.labels[1:]:
+        for label in labels[1:]:
             t.add_column(f"{label} vs 1st", justify="right")
         for r in self.rows:
             diffs = []
-            for d in r.diff_pct()[1:]:
+            for d in (r.diff_pct()[i] for i in shown[1:]):
                 if d is None:
                     diffs.append("-")
                     continue
                 better = (d < 0) if r.lower_is_better else (d > 0)
                 style = "green" if better and d else "red" if d else ""
                 diffs.append(f"[{style}]{d:+.1f}%[/{style}]" if style else f"{d:+.1f}%")
-            t.add_row(r.name, r.unit, *(_fmt(v) for v in r.values), *diffs)
+            t.add_row(r.name, r.unit, *(_fmt(r.values[i]) for i in shown), *diffs)
         return t
+
+    def tables(self, width: int) -> list[Table]:
+        """:meth:`table` split so that each part fits ``width`` columns without cutting a figure short:
+        the first input (the one the differences are against) in every part, then as many of the others
+        as fit, in order (one at least, however narrow ``width``).
+
+        Examples
+        --------
+        >>> doc = {"suite": "snia-iops", "window_average_iops": 50_000.0, "waf": 2.0, "steady_round": 5}
+        >>> c = compare([(f"drive-{i}", doc) for i in range(8)])
+        >>> [len(t.columns) for t in c.tables(width=400)]  # figure, unit, 8 values, 7 differences
+        [17]
+        >>> [len(t.columns) for t in c.tables(width=120)]  # drive-0 and 3 others, 3 others, the last
+        [9, 9, 5]
+        """
+        console = Console(width=10_000)  # wide enough to measure a table's natural width
+        parts: list[Table] = []
+        rest = list(range(1, len(self.labels)))
+        while rest:
+            n = len(rest)
+            while n > 1 and console.measure(self.table(others=rest[:n])).maximum > width:
+                n -= 1
+            parts.append(self.table(others=rest[:n]))
+            rest = rest[n:]
+        return parts or [self.table()]
 
 
 def _fmt(v: float | None) -> str:
