@@ -19,9 +19,9 @@ SSDLAB = Path(sys.executable).parent / "ssdlab"
 SMALL = ["--set", "ftl.user_capacity_gb=16"]
 
 
-def ssdlab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def ssdlab_cli(*args: str, cwd: Path | None = None, columns: int = 200) -> subprocess.CompletedProcess[str]:
     # A fixed width so rich lays tables out the same wherever the tests run.
-    env = {**os.environ, "COLUMNS": "200"}
+    env = {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run([str(SSDLAB), *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 
 

@@ -77,6 +77,7 @@ from ssdlab.series import Recorder, read_series, series_path
 from ssdlab.suites import SuiteOptions, registry
 from ssdlab.suites import get as get_suite
 from ssdlab.suites._common import scaled, sub
+from ssdlab.tables import fit_to_width
 from ssdlab.target import IO_LOG_REFUSED, Target
 from ssdlab.workload import RW_NAMES, Workload
 
@@ -101,6 +102,12 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the random streams
 # Piped to a file, a table need not fit 80 columns: wide enough not to wrap the headers.
 stdout = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160)
 stderr = Console(stderr=True)
+
+
+def _print_fitted(renderable: object) -> None:
+    """A table as several that fit the terminal when it is wider (:func:`ssdlab.tables.fit_to_width`)."""
+    for part in fit_to_width(renderable, stdout.width) if isinstance(renderable, Table) else [renderable]:
+        stdout.print(part)
 
 
 #: The fields of :class:`SuiteOptions`, a target and a scaled drive as the options of ``run``, ``compare``
@@ -313,7 +320,7 @@ def run(
     if note := scaled_note(overrides(doc)):
         stdout.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
     for table in res.tables():
-        stdout.print(table)
+        _print_fitted(table)
     _wrote(stdout, path)
     _wrote(stdout, series_path(path))
     _wrote(stdout, html)
@@ -472,7 +479,10 @@ def validate(
         title=f"Published figures against the model - ssdlab {version()}" + (" - QUICK" if quick else "")
     )
     for col in ("drive", "figure", "source", "published", "model", "unit", "error", "sample", "method"):
-        t.add_column(col, justify="right" if col in ("published", "model", "error") else "left")
+        # fold, not "…": a figure's name is what the reader looks up, cut short it names nothing
+        t.add_column(
+            col, justify="right" if col in ("published", "model", "error") else "left", overflow="fold"
+        )
     for r in rs:
         t.add_row(
             r.drive,
@@ -1253,7 +1263,7 @@ def _print_result(res: Result) -> None:
             continue  # a trim-only run has no read + write total
         pcts = [f"{lat.percentile(p):,.1f}" for p in REPORTED_PERCENTILES]
         t.add_row(label, f"{ios:,.0f}", f"{mbps:,.2f}", f"{lat.mean_us:,.1f}", *pcts, f"{lat.max_us:,.1f}")
-    stdout.print(t)
+    _print_fitted(t)
     ss = res.steadystate
     if ss is not None:
         unit = "%" if ss["pct"] else ""

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from ssdlab import suites
@@ -36,6 +35,7 @@ from ssdlab.errors import workload_error
 from ssdlab.presets import list_presets
 from ssdlab.suites import SuiteOptions
 from ssdlab.suites._common import sub
+from ssdlab.tables import split_to_width
 
 __all__ = ["Comparison", "Input", "Loaded", "Row", "adopt_options", "compare", "load_inputs", "plot"]
 
@@ -203,16 +203,9 @@ class Comparison:
         >>> [len(t.columns) for t in c.tables(width=120)]  # drive-0 and 3 others, 3 others, the last
         [9, 9, 5]
         """
-        console = Console(width=10_000)  # wide enough to measure a table's natural width
-        parts: list[Table] = []
-        rest = list(range(1, len(self.labels)))
-        while rest:
-            n = len(rest)
-            while n > 1 and console.measure(self.table(others=rest[:n])).maximum > width:
-                n -= 1
-            parts.append(self.table(others=rest[:n]))
-            rest = rest[n:]
-        return parts or [self.table()]
+        return split_to_width(
+            lambda others: self.table(others=others), range(1, len(self.labels)), width
+        ) or [self.table()]
 
 
 def _fmt(v: float | None) -> str:
