@@ -271,11 +271,13 @@ def test_usage_errors_exit_2_without_traceback() -> None:
 @pytest.mark.parametrize("command", ["show", "validate", "calibrate"])
 def test_a_preset_given_as_an_option_where_it_is_the_argument_says_how_to_give_it(command: str) -> None:
     # `run -p PRESET` is how `run`, `workload` and `fio` take it; these take it as their argument
-    out = ssdlab_cli(command, "-p", "bg4-128gb")
-    assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.strip() == (
-        f"error: -p: no such option ({command} takes the preset as its argument: ssdlab {command} bg4-1tb)"
-    )
+    for option in ("-p", "--preset"):  # not "did you mean --set?" for --preset
+        out = ssdlab_cli(command, option, "bg4-128gb")
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert out.stderr.strip() == (
+            f"error: {option}: no such option ({command} takes the preset as its argument: ssdlab {command} "
+            "bg4-1tb)"
+        )
     assert ssdlab_cli("sweep", "-p", "x").stderr.strip() == "error: -p: no such option"  # no preset there
 
 

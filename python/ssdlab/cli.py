@@ -1326,7 +1326,8 @@ def _usage_line(err: typer.TyperException, args: list[str] | None = None) -> str
         return f"{hint}: {message[:1].lower()}{message[1:]}{got}"
     if isinstance(err, NoSuchOption):
         alike = f" (did you mean {', '.join(sorted(err.possibilities))}?)" if err.possibilities else ""
-        return f"{err.option_name}: no such option{alike or _preset_argument_hint(err)}"
+        # the preset's own hint first: for --preset click suggests --set, which is not what was meant
+        return f"{err.option_name}: no such option{_preset_argument_hint(err) or alike}"
     text = " ".join(str(getattr(err, "format_message", err.__str__)()).split())
     if isinstance(err, BadOptionUsage):  # "Option '--iodepth' requires an argument."
         return f"{err.option_name}: {text.replace(f'Option {err.option_name!r} ', '').rstrip('.')}"
