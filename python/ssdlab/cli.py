@@ -822,7 +822,7 @@ def calibrate(
         print(json.dumps(_calibration_doc(out), indent=2))
         return
     for table in _calibration_tables(out):
-        stdout.print(table)
+        _print_fitted(table)
     per_trial = f", {out.trial_s:.1f} s per trial on a worker" if out.new_trials else ""
     stdout.print(
         f"{out.trials} trials in the study ({out.new_trials} now, {out.wall_s:.0f} s{per_trial}); "
