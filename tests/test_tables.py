@@ -6,7 +6,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
+from rich.table import Table
 
 import ssdlab
 from ssdlab.suites import run_cdm
@@ -20,11 +22,15 @@ def _text(renderable: object, width: int) -> str:
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 
-def test_a_table_wider_than_the_screen_is_split_with_every_figure_whole() -> None:
+@pytest.fixture(scope="module")
+def table() -> Table:
+    """CrystalDiskMark's result table: seven columns, about 80 wide."""
     drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
-    table = run_cdm(drive, test_size="16m", runs=1, duration="10ms", warmup="10ms", interval="10ms").tables()[
-        0
-    ]
+    res = run_cdm(drive, test_size="16m", runs=1, duration="10ms", warmup="10ms", interval="10ms")
+    return res.tables()[0]
+
+
+def test_a_table_wider_than_the_screen_is_split_with_every_figure_whole(table: Table) -> None:
     parts = fit_to_width(table, 60)
     assert len(parts) > 1
     shown = [_text(p, 60) for p in parts]
@@ -36,11 +42,7 @@ def test_a_table_wider_than_the_screen_is_split_with_every_figure_whole() -> Non
         assert all(any(str(cell) in s for s in shown) for cell in column.cells)
 
 
-def test_a_table_that_fits_is_printed_as_it_is() -> None:
-    drive = ssdlab.Drive.from_preset("bg4-1tb", set={"ftl.user_capacity_gb": 16})
-    table = run_cdm(drive, test_size="16m", runs=1, duration="10ms", warmup="10ms", interval="10ms").tables()[
-        0
-    ]
+def test_a_table_that_fits_is_printed_as_it_is(table: Table) -> None:
     assert fit_to_width(table, 400) == [table]
 
 
