@@ -684,6 +684,7 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
     )
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("error: --scheduler: cannot reach the dask scheduler"), out.stderr
+    assert "nothing listens at 127.0.0.1:9 (connection refused)" in out.stderr
 
 
 def test_a_child_inherits_the_calibration_and_show_round_trips_it(tmp_path: Path) -> None:

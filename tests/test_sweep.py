@@ -319,8 +319,10 @@ def test_the_cluster_starts_while_the_usual_dashboard_port_is_taken() -> None:
 
 def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
     """One dask client serves sweep and calibrate: a scheduler nobody answers at is a clear error within
-    10 s (a sweep used to wait 30 s and die with distributed's OSError traceback)."""
+    10 s (a sweep used to wait 30 s and die with distributed's OSError traceback), and at once where the
+    host refuses the connection (the client would retry it for its 10 s)."""
     spec = Path(__file__).resolve().parent.parent / "examples" / "sweep" / "hmb-span.toml"
     out = ssdlab_cli("sweep", str(spec), "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "o"))
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("error: --scheduler: cannot reach the dask scheduler"), out.stderr
+    assert "nothing listens at 127.0.0.1:9 (connection refused)" in out.stderr

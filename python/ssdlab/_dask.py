@@ -1,8 +1,8 @@
 """The dask.distributed client that ``ssdlab sweep`` and ``ssdlab calibrate`` run their points or trials on.
 
-A client of a running scheduler (``--scheduler tcp://HOST:8786``; one that cannot be reached in 10 s is a
-:class:`ssdlab.ConfigError` naming ``--scheduler``), or of a LocalCluster of single-threaded workers made
-for the command and closed after it:
+A client of a running scheduler (``--scheduler tcp://HOST:8786``; one that cannot be reached in 10 s, or at
+once where nothing listens at a tcp:// address, is a :class:`ssdlab.ConfigError` naming ``--scheduler``), or
+of a LocalCluster of single-threaded workers made for the command and closed after it:
 
 - processes on loopback by default (the engine releases the GIL, but a worker's own Python, its event loop
   and each result's handling still need it); threads and dask's in-process transport on request;
@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -61,6 +63,8 @@ def _open(workers: int | None, scheduler: str | None, processes: bool) -> Iterat
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
+        if refused := _refused(scheduler):
+            raise config_error("--scheduler", f"cannot reach the dask scheduler: {refused}", scheduler)
         try:
             c = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError, ValueError) as e:
@@ -84,6 +88,37 @@ def _open(workers: int | None, scheduler: str | None, processes: bool) -> Iterat
             )
         with cluster, Client(cluster) as c:  # type: ignore[no-untyped-call]
             yield c
+
+
+def _refused(address: str) -> str | None:
+    """Why nothing answers at a ``tcp://HOST:PORT`` scheduler address, when the host says so at once (its
+    port refuses the connection), else None: distributed's client retries a refused connection until its
+    10 s timeout. Any other address, or any other failure, is left to the client.
+
+    Examples
+    --------
+    >>> with socket.socket() as s:  # a port just released: nothing listens there
+    ...     s.bind(("127.0.0.1", 0))
+    ...     port = s.getsockname()[1]
+    >>> _refused(f"tcp://127.0.0.1:{port}") == f"nothing listens at 127.0.0.1:{port} (connection refused)"
+    True
+    >>> _refused("inproc://somewhere") is None
+    True
+    """
+    try:
+        url = urllib.parse.urlsplit(address)
+        host, port = url.hostname, url.port
+    except ValueError:
+        return None
+    if url.scheme != "tcp" or host is None or port is None:
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return None
+    except ConnectionRefusedError:
+        return f"nothing listens at {host}:{port} (connection refused)"
+    except OSError:
+        return None
 
 
 @contextmanager
