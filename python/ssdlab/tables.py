@@ -44,15 +44,19 @@ _COLUMN_OPTIONS = (
 )
 
 
+def _natural_width(table: Table) -> int:
+    """The columns ``table`` takes with nothing wrapped or cut (measured on a console wide enough)."""
+    return Console(width=10_000).measure(table).maximum
+
+
 def split_to_width(build: Callable[[Sequence[int]], Table], items: Sequence[int], width: int) -> list[Table]:
     """``build(part)`` for consecutive parts of ``items``, each part as long as its table fits ``width``
     columns at its natural width (one item at least, however narrow ``width``)."""
-    console = Console(width=10_000)  # wide enough to measure a table's natural width
     parts: list[Table] = []
     rest = list(items)
     while rest:
         n = len(rest)
-        while n > 1 and console.measure(build(rest[:n])).maximum > width:
+        while n > 1 and _natural_width(build(rest[:n])) > width:
             n -= 1
         parts.append(build(rest[:n]))
         rest = rest[n:]
@@ -66,7 +70,7 @@ def fit_to_width(table: Table, width: int, keep: int | None = None) -> list[Tabl
     ``(1 of 3)``; the caption goes under the last."""
     if keep is None:
         keep = next((i for i, c in enumerate(table.columns) if c.justify == "right"), len(table.columns))
-    if Console(width=10_000).measure(table).maximum <= width or len(table.columns) <= keep + 1:
+    if _natural_width(table) <= width or len(table.columns) <= keep + 1:
         return [table]
     rows = [list(c.cells) for c in table.columns]
 
