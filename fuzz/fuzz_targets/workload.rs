@@ -60,11 +60,11 @@ fuzz_target!(|fields: Vec<Field>| {
     let mut d = fresh();
     // A workload that passes is run shrunk, so that a long one costs the fuzzer no more than a short one:
     // at most 64 of its largest blocks a job, at most a simulated second of delay, ramp and runtime, a
-    // millisecond of think time (it comes after every IO: 64 blocks of a 34 MB bs_write let 540,000
-    // 4 KiB reads through, each a second apart, six days the power meter stepped through every 10 ms,
-    // over the 30 s timeout under the sanitizer) and no slower pacing than 1,000 IOs or 1 MB a second (a
-    // run's wall time grows with the simulated time it spans), cut short at its first progress call
-    // (65,536 events). Smaller amounts and shorter times only loosen the checks.
+    // millisecond of think time (it comes after every IO: 64 blocks of a 34 MB bs_write sized a run of
+    // 4 KiB reads a second apart, and up to the progress call below that was 18 simulated hours the power
+    // meter stepped through every 10 ms, over the 30 s timeout under the sanitizer) and no slower pacing
+    // than 1,000 IOs or 1 MB a second (a run's wall time grows with the simulated time it spans), cut short
+    // at its first progress call (65,536 events). Smaller amounts and shorter times only loosen the checks.
     if w.validate(d.capacity_bytes()).is_ok() {
         const SEC: u64 = 1_000_000_000;
         if !w.time_based {
