@@ -88,6 +88,7 @@ bench-sweep: build
 
 lint: venv
 	cargo fmt --all --check
+	cd fuzz && cargo fmt --check  # the fuzz crate is its own workspace: --all does not reach it
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests scripts
 	$(BIN)/ruff format --check python tests scripts

@@ -445,6 +445,28 @@ def test_update_readme_replaces_only_the_marked_section(tmp_path: Path) -> None:
     assert not validate.update_readme(path, rows, digest="abc123")
 
 
+def test_the_model_hash_follows_the_engine_sources_not_its_tests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a checkout in miniature: the package beside crates/ (an engine source, a test, a benchmark)
+    pkg = tmp_path / "python" / "ssdlab"
+    pkg.mkdir(parents=True)
+    (pkg / "suite.py").write_text("x = 1\n")
+    for part in ("src/drive.rs", "tests/oracles.rs", "benches/engine.rs"):
+        (tmp_path / "crates" / "core" / part).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "crates" / "core" / part).write_text("// 1\n")
+    monkeypatch.setattr(validate.resources, "files", lambda name: pkg)
+    first = validate.model_hash()
+    (tmp_path / "crates/core/tests/oracles.rs").write_text("// 2\n")
+    (tmp_path / "crates/core/benches/engine.rs").write_text("// 2\n")
+    assert validate.model_hash() == first
+    (tmp_path / "crates/core/src/drive.rs").write_text("// 2\n")
+    assert validate.model_hash() != first
+    second = validate.model_hash()
+    (pkg / "suite.py").write_text("x = 2\n")
+    assert validate.model_hash() != second
+
+
 @pytest.mark.slow
 def test_the_readme_fidelity_table_is_current() -> None:
     """Cheap when nothing the table depends on changed (the README carries the model hash it was made from);

@@ -17,21 +17,50 @@ const PAGE: u64 = 4096;
 
 #[derive(Arbitrary, Debug)]
 enum Call {
-    Write { page: u16, pages: u8, fua: bool, fill: u8 },
-    Read { page: u16, pages: u8 },
-    Trim { page: u16, pages: u16 },
+    Write {
+        page: u16,
+        pages: u8,
+        fua: bool,
+        fill: u8,
+    },
+    Read {
+        page: u16,
+        pages: u8,
+    },
+    Trim {
+        page: u16,
+        pages: u16,
+    },
     Flush,
-    Advance { us: u16 },
+    Advance {
+        us: u16,
+    },
     Poll,
-    Idle { ms: u8 },
-    PowerCut { pln: bool },
+    Idle {
+        ms: u8,
+    },
+    PowerCut {
+        pln: bool,
+    },
     PowerOn,
-    Raw { offset: u64, len: u64, op: u8 },
+    Raw {
+        offset: u64,
+        len: u64,
+        op: u8,
+    },
     /// A sanitize: block erase (0 passes) or an overwrite of 1 or 2 passes, then time for it to finish.
-    Sanitize { passes: u8 },
-    SetApst { on: bool },
-    SetPowerState { index: Option<u8> },
-    SetHostMemoryBuffer { mib: Option<u8> },
+    Sanitize {
+        passes: u8,
+    },
+    SetApst {
+        on: bool,
+    },
+    SetPowerState {
+        index: Option<u8>,
+    },
+    SetHostMemoryBuffer {
+        mib: Option<u8>,
+    },
 }
 
 /// What DRAM-less drive overrides on the preset: a map cache of 12 map pages (48 MiB of the 256 MB) in

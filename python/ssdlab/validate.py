@@ -1306,12 +1306,13 @@ END = "<!-- fidelity:end -->"
 def model_hash() -> str:
     """A hash of everything the table depends on: the package's Python and TOML files (presets, reference
     data, suites, this module) and the engine (its Rust sources when run from a checkout, else the compiled
-    module). The README's table carries the hash it was made from."""
+    module; its tests and benchmarks are not the model). The README's table carries the hash it was made
+    from."""
     pkg = Path(str(resources.files("ssdlab")))
     files = sorted(p for p in pkg.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts)
     crates = pkg.parent.parent / "crates"
     if crates.is_dir():
-        files += sorted(p for p in crates.rglob("*.rs") if "target" not in p.parts)
+        files += sorted(crates.glob("*/src/**/*.rs"))
     else:
         files += sorted(pkg.glob("_core*.so")) + sorted(pkg.glob("_core*.pyd"))
     h = hashlib.sha256()

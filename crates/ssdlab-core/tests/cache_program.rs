@@ -3,9 +3,7 @@
 //! loads wholly ahead; a one-shot TLC program (three pages a plane) loads a third ahead and the rest once
 //! the die is done, because its other pages go to data latches the running program still holds.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::config::NandConfig;
 use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
 use ssdlab_core::nand::{CellMode, Nand};

@@ -1,8 +1,6 @@
 //! SandForce-style compression on the V300 presets, and what the NAND bus mode and cache operations do.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::engine::transfer_ns;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, RunResult, Rw, Workload};

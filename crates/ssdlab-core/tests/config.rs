@@ -1,8 +1,6 @@
 //! Drive configs: presets load, `--set` overrides reach every parameter, bad input lists every problem.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::DriveConfig;
 
 #[test]

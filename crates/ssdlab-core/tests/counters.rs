@@ -1,7 +1,5 @@
 //! The counter registry against a real drive.
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::stats::{Counters, Kind, COUNTERS};
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Rw, Workload};

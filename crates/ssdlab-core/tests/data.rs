@@ -1,9 +1,7 @@
 //! A drive that keeps data: reads return what was last written, trims and sanitize drop it, and keeping
 //! data changes no timing. (The store is logical, by LPN: where the FTL puts a page does not move its data.)
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::{Command, Drive, Op, Rw, Workload};
 
 const PAGE: u64 = 4096;

@@ -1,8 +1,6 @@
 //! Same preset, workload and seed give the same result bit for bit; another seed gives another one.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::{Drive, RunResult, Rw, Workload};
 
 fn mixed(seed: u64) -> Workload {

@@ -1,9 +1,7 @@
 //! The GC victim policies on a whole drive: each is selectable by `ftl.gc_policy`, windowed greedy with a
 //! window as large as the die is greedy, and a one-block window (a FIFO) moves more data.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::{Counter, DriveConfig, Rw, Workload};
 
 /// WAF and the fingerprint of the counters after a fill and a random overwrite of a small drive.

@@ -2,9 +2,7 @@
 //! turn (`page`), or a whole program unit (`unit`); a one-shot TLC unit is programmed once its last page
 //! is in either way.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 

@@ -1,9 +1,7 @@
 //! The IO log: a row per measured IO when a spec (or a replay) asks for one, agreeing with the run's own
 //! totals and histograms; nothing kept when none asks.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::{Op, ReplayOptions, Rw, TraceFormat, TraceReader, Workload};
 
 fn reads(log_ios: bool) -> Workload {

@@ -1,8 +1,6 @@
 //! The mapping cache (controller.map_cache): DRAM, HMB and SRAM, checked against numbers derived by hand.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::Counter as C;

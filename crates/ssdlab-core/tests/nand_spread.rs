@@ -3,9 +3,7 @@
 //! above maximum, a mean halfway, a quarter of the draws in each quarter of the range. Seeded from the
 //! drive's root seed; no spread, no draw.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::config::NandConfig;
 use ssdlab_core::engine::{us_to_ns, Ns};
 use ssdlab_core::nand::{CellMode, Nand};

@@ -1,8 +1,6 @@
 //! Analytical oracles: the simulated figures must equal what the configured parameters imply.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::engine::{transfer_ns, us_to_ns};
 use ssdlab_core::link::Link;
 use ssdlab_core::Counter as C;

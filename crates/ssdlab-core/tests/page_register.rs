@@ -2,9 +2,7 @@
 //! since, moves only its data out (ONFI's change read column), no tR. Any other operation in between, or
 //! another page, costs a full sense.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::nand::{CellMode, Nand};
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Rw, Workload};

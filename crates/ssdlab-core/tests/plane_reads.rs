@@ -3,9 +3,7 @@
 //! reads still take their turn. With or without them, host reads fill the idle time before a read booked
 //! for later.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::nand::{CellMode, Nand};
 use ssdlab_core::{Rw, Workload};

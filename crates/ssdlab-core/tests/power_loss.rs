@@ -2,9 +2,7 @@
 //! drive declared at risk (acknowledged, but only in the volatile write buffer) are lost, and flushed or
 //! FUA writes never are. The map is rebuilt at power-on, taking the reads it needs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use ssdlab_core::{Command, Counter, Drive, Op};
 use std::collections::HashMap;

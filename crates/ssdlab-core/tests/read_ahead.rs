@@ -1,8 +1,6 @@
 //! Sequential read-ahead (controller.read_ahead_kib): what a stream gains, and what it must not change.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 

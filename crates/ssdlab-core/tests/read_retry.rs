@@ -1,8 +1,6 @@
 //! Read retry on aged blocks (`[nand.read_retry]`): what each retry costs a read, and how many there are.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, Workload};
 

@@ -3,9 +3,7 @@
 //! sectors before the page is programmed whole: from the write buffer, or read from flash first
 //! (read-modify-write), which the acknowledgement does not wait for.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::link::Link;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Command, Drive, Op, Rw, Workload};

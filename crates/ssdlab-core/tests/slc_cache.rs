@@ -1,8 +1,6 @@
 //! The dynamic SLC cache: how much a fill from empty writes in SLC mode, how fast, how folding restores it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::engine::us_to_ns;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Command, Drive, Op, Rw, Workload};

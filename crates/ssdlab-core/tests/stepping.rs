@@ -2,9 +2,7 @@
 //! `run`, which is a loop over the same calls; flush and FUA put acknowledged data on flash; several
 //! job specs run at once.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::{Command, Job, Op};
 use ssdlab_core::{Counter, Drive, Rw, Workload};
 

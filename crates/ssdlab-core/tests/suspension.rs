@@ -1,9 +1,7 @@
 //! Program/erase suspension: a host read that finds its die programming or erasing suspends the operation
 //! (tSUSP, then the read, then the resume overhead) instead of waiting for it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::config::NandConfig;
 use ssdlab_core::engine::{transfer_ns, us_to_ns, Ns};
 use ssdlab_core::nand::{CellMode, Nand};

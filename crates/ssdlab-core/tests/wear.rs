@@ -1,8 +1,6 @@
 //! Bad blocks (factory and grown at the P/E limit) and static wear levelling.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::ftl::BlockState;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{Drive, Rw, SimError, Workload};

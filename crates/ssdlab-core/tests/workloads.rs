@@ -1,8 +1,6 @@
 //! Host-side behaviour: limits, rates, queue depths, TRIM, bad input.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::Counter as C;
 use ssdlab_core::{ExitWhat, Rw, SimError, Workload};
 

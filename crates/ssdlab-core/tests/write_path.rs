@@ -1,9 +1,7 @@
 //! The host write path (`[controller.write_path]`, `host.memory_read_ns`): a write's latency is the sum of
 //! its stages, and flush / FUA cost what the buffer's power-loss protection says.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdlab_core::link::Link;
 use ssdlab_core::{Command, Counter, Drive, Op, Rw, Workload};
 
