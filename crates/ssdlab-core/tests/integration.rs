@@ -28,3 +28,20 @@ mod suspension;
 mod wear;
 mod workloads;
 mod write_path;
+
+/// With `autotests = false` a test file nobody lists here would never build or run: every file is listed.
+#[test]
+fn every_test_file_is_a_module_here() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let listed = include_str!("integration.rs");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name.strip_suffix(".rs") else { continue };
+        if !["integration", "memory"].contains(&stem) {
+            assert!(
+                listed.contains(&format!("\nmod {stem};\n")),
+                "tests/{name} is not listed in tests/integration.rs"
+            );
+        }
+    }
+}
